@@ -1,0 +1,16 @@
+# Warnings, sanitizers and visibility shared by every Strata target.
+add_library(strata_compile_options INTERFACE)
+target_compile_options(strata_compile_options INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+  -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference
+  -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+if(STRATA_WERROR)
+  target_compile_options(strata_compile_options INTERFACE -Werror)
+endif()
+
+if(STRATA_SANITIZE)
+  message(STATUS "Strata: building with -fsanitize=${STRATA_SANITIZE}")
+  add_compile_options(-fsanitize=${STRATA_SANITIZE} -fno-omit-frame-pointer
+                      -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${STRATA_SANITIZE})
+endif()

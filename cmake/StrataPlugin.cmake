@@ -1,0 +1,32 @@
+# strata_add_plugin(<name> SOURCES <files...> [LIBRARIES <libs...>]
+#                   [OUTPUT_DIRECTORY <dir>] [INSTALL_DESTINATION <dir>])
+#
+# Builds a Strata plugin: a MODULE library that links the SDK (never core),
+# hides every symbol except strata_plugin_entry, and is named
+# libstrata_<name>.so so the loader's discovery finds it. Works both inside the
+# Strata tree and from another project after find_package(Strata).
+function(strata_add_plugin name)
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY;INSTALL_DESTINATION"
+                        "SOURCES;LIBRARIES" ${ARGN})
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "strata_add_plugin(${name}): SOURCES is required")
+  endif()
+  set(target strata_plugin_${name})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE Strata::sdk ${ARG_LIBRARIES})
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME strata_${name}
+    PREFIX lib
+    CXX_VISIBILITY_PRESET hidden
+    C_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  # Undefined symbols are a load-time surprise for users; fail at link time.
+  target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  if(ARG_OUTPUT_DIRECTORY)
+    set_target_properties(${target} PROPERTIES
+      LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIRECTORY}")
+  endif()
+  if(ARG_INSTALL_DESTINATION)
+    install(TARGETS ${target} LIBRARY DESTINATION "${ARG_INSTALL_DESTINATION}")
+  endif()
+endfunction()

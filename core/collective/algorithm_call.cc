@@ -1,0 +1,133 @@
+#include "core/collective/algorithm_call.h"
+
+#include "core/common/logging.h"
+#include "core/plugin/abi_status.h"
+
+namespace strata {
+namespace {
+
+const char* kThrew = " threw an exception across the C ABI (sdk/README.md rule 2)";
+
+// Runs one table call; a thrown exception becomes INTERNAL.
+template <class Fn>
+Status guarded(const AlgorithmEntry& algo, const char* fn, Fn&& call,
+               bool allow_in_progress = false) {
+  AbiMessage m;
+  try {
+    return from_abi(call(m), m, std::string(fn), allow_in_progress);
+  } catch (...) {
+    return InternalError(algo.id + " " + fn + kThrew);
+  }
+}
+
+}  // namespace
+
+Support call_supports(const AlgorithmEntry& algo, const strata_call_desc_t& call) {
+  if (algo.table.supports == nullptr) return {true, ""};
+  AbiMessage m;
+  strata_status_t st;
+  try {
+    st = algo.table.supports(algo.table.user_data, &call, m.view());
+  } catch (...) {
+    return {false, std::string("supports") + kThrew};
+  }
+  if (st == STRATA_OK) return {true, ""};
+  if (st == STRATA_NOT_SUPPORTED) {
+    const std::string why = m.str();
+    return {false, why.empty() ? "declined without a reason" : why};
+  }
+  const Status s = from_abi(st, m, "supports");
+  STRATA_LOG_WARN("{}: {}", algo.id, s.message());
+  return {false, s.message()};
+}
+
+std::optional<double> call_estimate(const AlgorithmEntry& algo,
+                                    const strata_call_desc_t& call) {
+  if (algo.table.estimate == nullptr) return std::nullopt;
+  double seconds = 0;
+  try {
+    if (algo.table.estimate(algo.table.user_data, &call, &seconds) != STRATA_OK) {
+      return std::nullopt;
+    }
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (!(seconds >= 0)) return std::nullopt;  // NaN or negative: ignore it
+  return seconds;
+}
+
+StatusOr<void*> call_team_create(const AlgorithmEntry& algo,
+                                 const strata_team_desc_t& team) {
+  if (algo.table.team_create == nullptr) return static_cast<void*>(nullptr);
+  void* state = nullptr;
+  STRATA_RETURN_IF_ERROR(guarded(algo, "team_create", [&](AbiMessage& m) {
+    return algo.table.team_create(algo.table.user_data, &team, &state, m.view());
+  }));
+  return state;
+}
+
+void call_team_destroy(const AlgorithmEntry& algo, void* team_state) {
+  if (algo.table.team_destroy == nullptr) return;
+  try {
+    algo.table.team_destroy(algo.table.user_data, team_state);
+  } catch (...) {
+    STRATA_LOG_ERROR("{} team_destroy{}", algo.id, kThrew);
+  }
+}
+
+StatusOr<Operation> Operation::create(const AlgorithmEntry& algo, void* team_state,
+                                      const strata_call_t& call) {
+  void* op = nullptr;
+  STRATA_RETURN_IF_ERROR(guarded(algo, "create", [&](AbiMessage& m) {
+    return algo.table.create(algo.table.user_data, team_state, &call, &op, m.view());
+  }));
+  return Operation(algo, op);
+}
+
+Operation::Operation(Operation&& other) noexcept : algo_(other.algo_), op_(other.op_) {
+  other.op_ = nullptr;
+}
+
+Operation::~Operation() {
+  if (op_ == nullptr) return;
+  try {
+    algo_->table.destroy(op_);
+  } catch (...) {
+    STRATA_LOG_ERROR("{} destroy{}", algo_->id, kThrew);
+  }
+}
+
+Status Operation::post() {
+  return guarded(*algo_, "post", [&](AbiMessage& m) { return algo_->table.post(op_, m.view()); });
+}
+
+StatusOr<bool> Operation::test() {
+  strata_status_t last = STRATA_OK;
+  Status s = guarded(
+      *algo_, "test",
+      [&](AbiMessage& m) { return last = algo_->table.test(op_, m.view()); },
+      /*allow_in_progress=*/true);
+  if (!s.ok()) return s;
+  return last == STRATA_OK;
+}
+
+StatusOr<bool> Operation::wait(std::chrono::nanoseconds slice) {
+  if (!can_wait()) return test();
+  strata_status_t last = STRATA_OK;
+  Status s = guarded(
+      *algo_, "wait",
+      [&](AbiMessage& m) { return last = algo_->table.wait(op_, slice.count(), m.view()); },
+      /*allow_in_progress=*/true);
+  if (!s.ok()) return s;
+  return last == STRATA_OK;
+}
+
+void Operation::abort() {
+  try {
+    algo_->table.abort(op_);
+  } catch (...) {
+    STRATA_LOG_ERROR("{} abort{}", algo_->id, kThrew);
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,55 @@
+// Core's side of every call into an algorithm table: message buffers, status
+// translation, and a catch for plugins that let an exception cross the C
+// boundary (rule 2) — a misbehaving plugin gets an error, not a crash.
+#ifndef STRATA_CORE_COLLECTIVE_ALGORITHM_CALL_H_
+#define STRATA_CORE_COLLECTIVE_ALGORITHM_CALL_H_
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "core/common/status.h"
+#include "core/plugin/registry.h"
+
+namespace strata {
+
+// Result of supports(): accepted, or declined with the plugin's reason.
+struct Support {
+  bool accepted = false;
+  std::string reason;  // why declined (or the error, for a broken plugin)
+};
+
+Support call_supports(const AlgorithmEntry& algo, const strata_call_desc_t& call);
+// nullopt when the algorithm gives no estimate.
+std::optional<double> call_estimate(const AlgorithmEntry& algo,
+                                    const strata_call_desc_t& call);
+StatusOr<void*> call_team_create(const AlgorithmEntry& algo,
+                                 const strata_team_desc_t& team);
+void call_team_destroy(const AlgorithmEntry& algo, void* team_state);
+
+// One operation in flight; destroy() runs in the destructor.
+class Operation {
+ public:
+  static StatusOr<Operation> create(const AlgorithmEntry& algo, void* team_state,
+                                    const strata_call_t& call);
+  Operation(Operation&& other) noexcept;
+  Operation& operator=(Operation&&) = delete;
+  ~Operation();
+
+  Status post();
+  // OK when done; IN_PROGRESS is reported as `done = false`.
+  StatusOr<bool> test();
+  // Blocks up to `slice` when the algorithm offers wait(); else one test().
+  StatusOr<bool> wait(std::chrono::nanoseconds slice);
+  bool can_wait() const { return algo_->table.wait != nullptr; }
+  void abort();
+
+ private:
+  Operation(const AlgorithmEntry& algo, void* op) : algo_(&algo), op_(op) {}
+  const AlgorithmEntry* algo_;
+  void* op_;
+};
+
+}  // namespace strata
+
+#endif  // STRATA_CORE_COLLECTIVE_ALGORITHM_CALL_H_

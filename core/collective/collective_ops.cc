@@ -1,0 +1,154 @@
+#include "core/collective/collective_ops.h"
+
+#include "core/collective/algorithm_call.h"
+#include "core/collective/call_checks.h"
+#include "core/collective/progress.h"
+#include "core/runtime/runtime.h"
+
+namespace strata {
+
+StatusOr<std::unique_ptr<CollectiveOps>> CollectiveOps::create(std::shared_ptr<Runtime> runtime,
+                                                               TeamSpec spec,
+                                                               CommunicationOptions options) {
+  CollectivesConfig config = runtime->config().collectives;
+  if (options.implementation) config.implementation = *options.implementation;
+  if (options.bytes_per_pack) config.bytes_per_pack = *options.bytes_per_pack;
+  if (options.timeout) config.timeout = *options.timeout;
+  if (config.timeout <= std::chrono::nanoseconds::zero()) {
+    return InvalidArgumentError("collective timeout must be positive");
+  }
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Team> team, Team::create(std::move(runtime), std::move(spec)));
+  return std::unique_ptr<CollectiveOps>(new CollectiveOps(std::move(team), std::move(config)));
+}
+
+CollectiveOps::CollectiveOps(std::unique_ptr<Team> team, CollectivesConfig config)
+    : team_(std::move(team)),
+      config_(std::move(config)),
+      selector_(team_->runtime().registry(), config_) {}
+
+Status CollectiveOps::all_reduce(std::span<const Buffer> inputs, std::span<const Buffer> outputs,
+                                 ReduceOp op, const CallOptions& options) {
+  return run(CollectiveKind::kAllReduce, inputs, outputs, op, 0, options);
+}
+
+Status CollectiveOps::broadcast(std::span<const Buffer> inputs, std::span<const Buffer> outputs,
+                                int root, const CallOptions& options) {
+  return run(CollectiveKind::kBroadcast, inputs, outputs, ReduceOp::kSum, root, options);
+}
+
+Status CollectiveOps::all_gather(std::span<const Buffer> inputs, std::span<const Buffer> outputs,
+                                 const CallOptions& options) {
+  return run(CollectiveKind::kAllGather, inputs, outputs, ReduceOp::kSum, 0, options);
+}
+
+Status CollectiveOps::reduce_scatter(std::span<const Buffer> inputs,
+                                     std::span<const Buffer> outputs, ReduceOp op,
+                                     const CallOptions& options) {
+  return run(CollectiveKind::kReduceScatter, inputs, outputs, op, 0, options);
+}
+
+Status CollectiveOps::reduce(std::span<const Buffer> inputs, std::span<const Buffer> outputs,
+                             ReduceOp op, int root, const CallOptions& options) {
+  return run(CollectiveKind::kReduce, inputs, outputs, op, root, options);
+}
+
+Status CollectiveOps::barrier(const CallOptions& options) {
+  std::vector<Buffer> none(static_cast<size_t>(team_->local_count()));
+  for (int i = 0; i < team_->local_count(); ++i) {
+    none[static_cast<size_t>(i)].device = team_->devices()[static_cast<size_t>(i)];
+  }
+  return run(CollectiveKind::kBarrier, none, none, ReduceOp::kSum, 0, options);
+}
+
+strata_call_desc_t CollectiveOps::describe(CollectiveKind kind, DType dtype, uint64_t count,
+                                           ReduceOp op, int root, bool in_place) const {
+  strata_call_desc_t d{};
+  d.struct_size = sizeof d;
+  d.op = to_abi(kind);
+  d.dtype = to_abi(dtype);
+  d.redop = to_abi(op);
+  d.count = count;
+  d.root = root;
+  d.in_place = in_place ? 1 : 0;
+  d.device_type = team_->device_type();
+  d.team = &team_->desc();
+  return d;
+}
+
+StatusOr<const AlgorithmEntry*> CollectiveOps::select(const strata_call_desc_t& desc,
+                                                      const std::string& forced) {
+  const SelectionKey key{desc.op, desc.dtype, desc.redop, desc.count, desc.root, desc.in_place,
+                         forced};
+  if (const AlgorithmEntry* hit = team_->cached_selection(key)) return hit;
+  STRATA_ASSIGN_OR_RETURN(Selection sel, selector_.select(desc, forced));
+  team_->cache_selection(key, sel.chosen);
+  return sel.chosen;
+}
+
+StatusOr<Selection> CollectiveOps::explain(CollectiveKind op, DType dtype, uint64_t count,
+                                           ReduceOp redop, bool in_place, int root) {
+  std::lock_guard lock(mu_);
+  return selector_.select(describe(op, dtype, count, redop, root, in_place));
+}
+
+Status CollectiveOps::run(CollectiveKind kind, std::span<const Buffer> inputs,
+                          std::span<const Buffer> outputs, ReduceOp op, int root,
+                          const CallOptions& options) {
+  std::lock_guard lock(mu_);
+  return run_locked(kind, inputs, outputs, op, root, options);
+}
+
+Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> inputs,
+                                 std::span<const Buffer> outputs, ReduceOp op, int root,
+                                 const CallOptions& options) {
+  const std::string op_name(collective_name(kind));
+  if (!team_->broken().ok()) {
+    return FailedPreconditionError("this team is unusable after an earlier failure (" +
+                                   team_->broken().message() + "); build a new one")
+        .with_context(team_->context(nullptr, op_name, 0));
+  }
+  auto shape = check_call(*team_, kind, inputs, outputs, root);
+  if (!shape.ok()) return shape.status().with_context(team_->context(nullptr, op_name, 0));
+
+  const strata_call_desc_t desc =
+      describe(kind, shape->dtype, shape->count, op, root, shape->in_place);
+  auto chosen = select(desc, options.algorithm);
+  if (!chosen.ok()) return chosen.status().with_context(team_->context(nullptr, op_name, 0));
+  const AlgorithmEntry& algo = **chosen;
+
+  const uint64_t sequence = team_->next_sequence();
+  const std::string context = team_->context(&algo, op_name, sequence);
+  const auto timeout = options.timeout.value_or(config_.timeout);
+  const Deadline deadline = deadline_after(timeout);
+
+  auto state = team_->state_for(algo, deadline);
+  if (!state.ok()) {
+    team_->mark_broken(state.status());
+    return state.status().with_context(context);
+  }
+  std::vector<strata_buffer_t> in_abi;
+  std::vector<strata_buffer_t> out_abi;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    in_abi.push_back(inputs[i].to_abi());
+    out_abi.push_back(outputs[i].to_abi());
+  }
+  strata_call_t call{};
+  call.struct_size = sizeof call;
+  call.desc = &desc;
+  call.inputs = in_abi.data();
+  call.outputs = out_abi.data();
+  call.sequence = sequence;
+  call.deadline_ns = to_ns(deadline);
+
+  auto operation = Operation::create(algo, *state, call);
+  if (!operation.ok()) return operation.status().with_context(context);
+  Status result = drive_to_completion(*operation, deadline, timeout);
+  if (!result.ok()) {
+    // Peers may be mid-call: the team's sequence can no longer be trusted.
+    team_->mark_broken(result);
+    return result.with_context(context);
+  }
+  return Status::Ok();
+}
+
+}  // namespace strata

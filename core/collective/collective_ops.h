@@ -1,0 +1,103 @@
+// CollectiveOps: the collectives of one team, with one buffer per local
+// replica per call. Each call is validated, assigned an algorithm by the
+// Selector (cached per call shape), run with a deadline, and returns OK or a
+// Status carrying plugin, algorithm, op, rank and sequence number.
+//
+// Calls on one CollectiveOps are serialised; use one per thread of control
+// that issues collectives. Every rank must issue the same calls in the same
+// order (as with MPI and NCCL).
+#ifndef STRATA_CORE_COLLECTIVE_COLLECTIVE_OPS_H_
+#define STRATA_CORE_COLLECTIVE_COLLECTIVE_OPS_H_
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/collective/buffer.h"
+#include "core/collective/packing.h"
+#include "core/collective/selector.h"
+#include "core/collective/team.h"
+#include "core/common/status.h"
+
+namespace strata {
+
+// TF's CommunicationOptions: overrides of the config's collectives section.
+struct CommunicationOptions {
+  std::optional<std::string> implementation;  // auto | ring | nccl | <plugin> | <id>
+  std::optional<uint64_t> bytes_per_pack;      // 0 disables packing
+  std::optional<std::chrono::nanoseconds> timeout;
+};
+
+struct CallOptions {
+  std::optional<std::chrono::nanoseconds> timeout;  // default: the team's
+  std::string algorithm;  // force this algorithm id (benchmarks, conformance)
+};
+
+class CollectiveOps {
+ public:
+  static StatusOr<std::unique_ptr<CollectiveOps>> create(std::shared_ptr<Runtime> runtime,
+                                                         TeamSpec spec,
+                                                         CommunicationOptions options = {});
+
+  // inputs[i] and outputs[i] belong to local replica i (team device i).
+  // Pass the same spans for in-place calls.
+  Status all_reduce(std::span<const Buffer> inputs, std::span<const Buffer> outputs,
+                    ReduceOp op, const CallOptions& options = {});
+  Status broadcast(std::span<const Buffer> inputs, std::span<const Buffer> outputs,
+                   int root, const CallOptions& options = {});
+  // outputs hold replica_count() * inputs[i].count elements, replica r's
+  // contribution at offset r * count.
+  Status all_gather(std::span<const Buffer> inputs, std::span<const Buffer> outputs,
+                    const CallOptions& options = {});
+  // inputs hold replica_count() * outputs[i].count elements; replica r
+  // receives the reduction of slice r.
+  Status reduce_scatter(std::span<const Buffer> inputs, std::span<const Buffer> outputs,
+                        ReduceOp op, const CallOptions& options = {});
+  // Only the root's output is written.
+  Status reduce(std::span<const Buffer> inputs, std::span<const Buffer> outputs,
+                ReduceOp op, int root, const CallOptions& options = {});
+  Status barrier(const CallOptions& options = {});
+
+  // All-reduces many tensors in place: per_replica[r][t] is tensor t of
+  // replica r. Small tensors are fused into packs of bytes_per_pack (TF's
+  // rule: reverse order, a new pack once the current one passes the size).
+  Status batch_all_reduce(std::span<const std::vector<Buffer>> per_replica, ReduceOp op,
+                          const CallOptions& options = {});
+
+  // What the selector would pick for a call of this shape, and why.
+  StatusOr<Selection> explain(CollectiveKind op, DType dtype, uint64_t count,
+                              ReduceOp redop = ReduceOp::kSum, bool in_place = false,
+                              int root = 0);
+
+  Team& team() { return *team_; }
+  const CollectivesConfig& config() const { return config_; }
+  int replica_count() const { return team_->replica_count(); }
+
+ private:
+  CollectiveOps(std::unique_ptr<Team> team, CollectivesConfig config);
+  Status run(CollectiveKind kind, std::span<const Buffer> inputs,
+             std::span<const Buffer> outputs, ReduceOp op, int root,
+             const CallOptions& options);
+  Status run_locked(CollectiveKind kind, std::span<const Buffer> inputs,
+                    std::span<const Buffer> outputs, ReduceOp op, int root,
+                    const CallOptions& options);
+  strata_call_desc_t describe(CollectiveKind kind, DType dtype, uint64_t count, ReduceOp op,
+                              int root, bool in_place) const;
+  StatusOr<const AlgorithmEntry*> select(const strata_call_desc_t& desc,
+                                         const std::string& forced);
+
+  std::mutex mu_;
+  std::unique_ptr<Team> team_;
+  CollectivesConfig config_;
+  Selector selector_;
+  PackScratch scratch_;
+  friend class PackRunner;
+};
+
+}  // namespace strata
+
+#endif  // STRATA_CORE_COLLECTIVE_COLLECTIVE_OPS_H_

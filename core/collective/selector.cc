@@ -1,0 +1,173 @@
+#include "core/collective/selector.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "core/collective/algorithm_call.h"
+#include "strata/sdk/types.h"
+
+namespace strata {
+namespace {
+
+std::string format_seconds(double s) {
+  char buf[32];
+  if (s < 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  }
+  return buf;
+}
+
+// AUTO's order: lowest estimate first, then no estimate, ties by id.
+bool auto_order(const Candidate& a, const Candidate& b) {
+  if (a.estimate.has_value() != b.estimate.has_value()) return a.estimate.has_value();
+  if (a.estimate && *a.estimate != *b.estimate) return *a.estimate < *b.estimate;
+  return a.algorithm->id < b.algorithm->id;
+}
+
+}  // namespace
+
+uint64_t call_bytes(const strata_call_desc_t& call) {
+  const uint64_t elem = sdk::dtype_size(call.dtype);
+  // all_gather and reduce_scatter move the larger side per replica.
+  if (call.op == STRATA_ALL_GATHER || call.op == STRATA_REDUCE_SCATTER) {
+    return call.count * elem * static_cast<uint64_t>(call.team->replica_count);
+  }
+  return call.count * elem;
+}
+
+bool Selector::scope_fits(const AlgorithmEntry& algo, const strata_team_desc_t& team) {
+  uint32_t needed;
+  if (team.process_count == 1) {
+    needed = STRATA_SCOPE_LOCAL;
+  } else if (team.local_count == 1) {
+    needed = STRATA_SCOPE_CROSS_PROCESS;
+  } else {
+    needed = STRATA_SCOPE_MULTI_DEVICE_PROCESSES;
+  }
+  return (algo.table.scope & needed) != 0;
+}
+
+bool Selector::rule_matches(const CollectiveRule& rule, const strata_call_desc_t& call) const {
+  if (rule.op && to_abi(*rule.op) != call.op) return false;
+  if (rule.dtype && to_abi(*rule.dtype) != call.dtype) return false;
+  const uint64_t bytes = call_bytes(call);
+  if (bytes < rule.min_bytes || bytes > rule.max_bytes) return false;
+  if (!rule.device_type.empty()) {
+    const DeviceTypeEntry* type = registry_.device_type(call.device_type);
+    if (type == nullptr || type->name != rule.device_type) return false;
+  }
+  return true;
+}
+
+bool Selector::matches_implementation(const AlgorithmEntry& algo) const {
+  const std::string& impl = config_.implementation;
+  return impl == algo.name || impl == algo.plugin || impl == algo.id;
+}
+
+std::vector<Candidate> Selector::ordered_candidates(const strata_call_desc_t& call) const {
+  std::vector<Candidate> out;
+  std::set<const AlgorithmEntry*> listed;
+  const auto op = static_cast<CollectiveKind>(call.op);
+
+  for (size_t i = 0; i < config_.rules.size(); ++i) {
+    const CollectiveRule& rule = config_.rules[i];
+    if (!rule_matches(rule, call)) continue;
+    const AlgorithmEntry* algo = registry_.find_algorithm(rule.use);
+    if (algo == nullptr || algo->op != op || listed.count(algo) != 0) continue;
+    Candidate c;
+    c.algorithm = algo;
+    c.source = "rule " + std::to_string(i + 1) + " (" + rule.mark.to_string() + ")";
+    c.estimate = call_estimate(*algo, call);
+    out.push_back(std::move(c));
+    listed.insert(algo);
+  }
+
+  std::vector<Candidate> preferred;
+  std::vector<Candidate> rest;
+  for (const AlgorithmEntry* algo : registry_.algorithms_for(op)) {
+    if (listed.count(algo) != 0) continue;
+    Candidate c;
+    c.algorithm = algo;
+    c.estimate = call_estimate(*algo, call);
+    if (config_.implementation != "auto" && matches_implementation(*algo)) {
+      c.source = "implementation: " + config_.implementation;
+      preferred.push_back(std::move(c));
+    } else {
+      c.source = "auto";
+      rest.push_back(std::move(c));
+    }
+  }
+  std::sort(preferred.begin(), preferred.end(), auto_order);
+  std::sort(rest.begin(), rest.end(), auto_order);
+  for (auto& c : preferred) out.push_back(std::move(c));
+  for (auto& c : rest) out.push_back(std::move(c));
+  return out;
+}
+
+StatusOr<Selection> Selector::select(const strata_call_desc_t& call,
+                                     std::string_view forced) const {
+  Selection sel;
+  if (!forced.empty()) {
+    const AlgorithmEntry* algo = registry_.find_algorithm(forced);
+    if (algo == nullptr) {
+      return NotFoundError("no algorithm '" + std::string(forced) +
+                           "' is registered; `strata info` lists them");
+    }
+    if (static_cast<int32_t>(algo->op) != call.op) {
+      return InvalidArgumentError("algorithm '" + algo->id + "' implements " +
+                                  std::string(collective_name(algo->op)) + ", not " +
+                                  sdk::op_name(call.op));
+    }
+    Candidate c;
+    c.algorithm = algo;
+    c.source = "forced";
+    c.estimate = call_estimate(*algo, call);
+    sel.candidates.push_back(std::move(c));
+  } else {
+    sel.candidates = ordered_candidates(call);
+  }
+
+  for (Candidate& c : sel.candidates) {
+    if (sel.chosen != nullptr) {
+      c.verdict = "not tried";
+      continue;
+    }
+    if (!scope_fits(*c.algorithm, *call.team)) {
+      c.verdict = "declined: its scope does not cover " +
+                  std::to_string(call.team->process_count) + " process(es) x " +
+                  std::to_string(call.team->local_count) + " local device(s)";
+      continue;
+    }
+    const Support support = call_supports(*c.algorithm, call);
+    if (!support.accepted) {
+      c.verdict = "declined: " + support.reason;
+      continue;
+    }
+    c.accepted = true;
+    c.verdict = "selected";
+    sel.chosen = c.algorithm;
+    if (c.source == "auto") {
+      sel.reason = c.estimate ? "lowest estimate (" + format_seconds(*c.estimate) +
+                                    ") among the algorithms that accept the call"
+                              : "first algorithm that accepts the call (no estimates)";
+    } else {
+      sel.reason = "chosen by " + c.source;
+    }
+  }
+  if (sel.chosen == nullptr) {
+    std::string why;
+    for (const auto& c : sel.candidates) {
+      why += "\n  " + c.algorithm->id + ": " + c.verdict;
+    }
+    if (sel.candidates.empty()) why = " (no algorithm is registered for this op)";
+    return NotSupportedError(std::string("no algorithm accepts ") + sdk::op_name(call.op) +
+                             " of " + std::to_string(call.count) + " x " +
+                             sdk::dtype_name(call.dtype) + ":" + why);
+  }
+  return sel;
+}
+
+}  // namespace strata

@@ -1,0 +1,65 @@
+// Picks the algorithm for one call, the same way on every rank:
+//   1. config rules, first match (op, size range, dtype, device type);
+//   2. the `implementation:` override (a name like "ring", a plugin, an id),
+//      best estimate first;
+//   3. AUTO: every other algorithm whose scope fits, lowest estimate first,
+//      algorithms without an estimate last, ties broken by id;
+// then walks that list and takes the first that does not decline. The full
+// list, with each candidate's verdict, is what `strata explain` prints.
+#ifndef STRATA_CORE_COLLECTIVE_SELECTOR_H_
+#define STRATA_CORE_COLLECTIVE_SELECTOR_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/config/config.h"
+#include "core/plugin/registry.h"
+#include "strata/abi/algorithm.h"
+
+namespace strata {
+
+struct Candidate {
+  const AlgorithmEntry* algorithm = nullptr;
+  std::string source;              // "rule 2 (x.yaml:14:12)", "implementation", "auto"
+  std::optional<double> estimate;  // seconds
+  bool accepted = false;
+  std::string verdict;             // "selected", "declined: ...", "not tried"
+};
+
+struct Selection {
+  const AlgorithmEntry* chosen = nullptr;
+  std::vector<Candidate> candidates;  // in the order they were tried
+  std::string reason;                 // one line: why the winner won
+};
+
+class Selector {
+ public:
+  Selector(const Registry& registry, const CollectivesConfig& config)
+      : registry_(registry), config_(config) {}
+
+  // `forced`: an algorithm id that must be used (bench --algorithm, the
+  // conformance suite); empty for normal selection. Fails with NOT_SUPPORTED
+  // listing every candidate's reason when all decline.
+  StatusOr<Selection> select(const strata_call_desc_t& call, std::string_view forced = {}) const;
+
+  // Does `algo`'s scope cover this team's shape?
+  static bool scope_fits(const AlgorithmEntry& algo, const strata_team_desc_t& team);
+  // Does `rule` match this call? (device type by name)
+  bool rule_matches(const CollectiveRule& rule, const strata_call_desc_t& call) const;
+
+ private:
+  std::vector<Candidate> ordered_candidates(const strata_call_desc_t& call) const;
+  bool matches_implementation(const AlgorithmEntry& algo) const;
+
+  const Registry& registry_;
+  const CollectivesConfig& config_;
+};
+
+// Bytes a call moves per replica, the size that rules and explain talk about.
+uint64_t call_bytes(const strata_call_desc_t& call);
+
+}  // namespace strata
+
+#endif  // STRATA_CORE_COLLECTIVE_SELECTOR_H_

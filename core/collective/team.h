@@ -1,0 +1,88 @@
+// A team: the replicas that take part in a collective — this process's
+// local devices times the processes of the job. It owns each algorithm's
+// per-team state, the call sequence, the selection cache, and whether an
+// earlier failure left it unusable (a timeout breaks a team until rebuilt).
+#ifndef STRATA_CORE_COLLECTIVE_TEAM_H_
+#define STRATA_CORE_COLLECTIVE_TEAM_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/cluster/store.h"
+#include "core/common/clock.h"
+#include "core/common/status.h"
+#include "core/plugin/registry.h"
+#include "strata/abi/algorithm.h"
+
+namespace strata {
+
+class Runtime;
+
+struct TeamSpec {
+  std::vector<strata_device_t> local_devices;  // all of one device type
+  int process_rank = 0;
+  int process_count = 1;
+  Store* store = nullptr;   // required when process_count > 1; not owned
+  uint64_t team_id = 0;     // 0: a fresh id, unique within this process
+};
+
+// What selection depends on: equal keys always pick the same algorithm.
+using SelectionKey = std::tuple<int32_t /*op*/, int32_t /*dtype*/, int32_t /*redop*/,
+                                uint64_t /*count*/, int32_t /*root*/, uint32_t /*in_place*/,
+                                std::string /*forced algorithm*/>;
+
+class Team {
+ public:
+  static StatusOr<std::unique_ptr<Team>> create(std::shared_ptr<Runtime> runtime,
+                                                TeamSpec spec);
+  ~Team();
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+
+  const strata_team_desc_t& desc() const { return desc_; }
+  const std::vector<strata_device_t>& devices() const { return devices_; }
+  uint32_t device_type() const { return devices_.front().type; }
+  int local_count() const { return static_cast<int>(devices_.size()); }
+  int replica_count() const { return desc_.replica_count; }
+  Runtime& runtime() const { return *runtime_; }
+
+  // The algorithm's per-team state, created on first use (team_create may
+  // rendezvous with the other processes, which reach it at the same call).
+  StatusOr<void*> state_for(const AlgorithmEntry& algo, Deadline deadline);
+
+  uint64_t next_sequence() { return sequence_++; }
+
+  // OK, or the failure that made this team unusable.
+  const Status& broken() const { return broken_; }
+  void mark_broken(const Status& cause) { if (broken_.ok()) broken_ = cause; }
+
+  const AlgorithmEntry* cached_selection(const SelectionKey& key) const;
+  void cache_selection(const SelectionKey& key, const AlgorithmEntry* algo);
+
+  // "plugin=x algo=y op=all_reduce rank=0/1 seq=12": the context that every
+  // Status from a call on this team carries.
+  std::string context(const AlgorithmEntry* algo, std::string_view op,
+                      uint64_t sequence) const;
+
+ private:
+  Team(std::shared_ptr<Runtime> runtime, TeamSpec spec);
+
+  std::shared_ptr<Runtime> runtime_;  // keeps plugins loaded while we live
+  std::vector<strata_device_t> devices_;
+  std::unique_ptr<PrefixStore> store_;
+  strata_team_desc_t desc_{};
+  std::map<const AlgorithmEntry*, void*> states_;
+  std::map<SelectionKey, const AlgorithmEntry*> selections_;
+  uint64_t sequence_ = 0;
+  Status broken_;
+};
+
+}  // namespace strata
+
+#endif  // STRATA_CORE_COLLECTIVE_TEAM_H_

@@ -1,0 +1,76 @@
+#include "core/common/status.h"
+
+#include <ostream>
+
+namespace strata {
+
+const char* code_name(Code code) {
+  switch (code) {
+    case Code::kOk: return "OK";
+    case Code::kNotSupported: return "NOT_SUPPORTED";
+    case Code::kInvalidArgument: return "INVALID_ARGUMENT";
+    case Code::kOutOfMemory: return "OUT_OF_MEMORY";
+    case Code::kTimedOut: return "TIMED_OUT";
+    case Code::kPeerFailed: return "PEER_FAILED";
+    case Code::kAborted: return "ABORTED";
+    case Code::kNotFound: return "NOT_FOUND";
+    case Code::kAlreadyExists: return "ALREADY_EXISTS";
+    case Code::kInternal: return "INTERNAL";
+    case Code::kUnavailable: return "UNAVAILABLE";
+    case Code::kPermissionDenied: return "PERMISSION_DENIED";
+    case Code::kFailedPrecondition: return "FAILED_PRECONDITION";
+    case Code::kDataLoss: return "DATA_LOSS";
+  }
+  return "UNKNOWN";
+}
+
+Status::Status(Code code, std::string message, std::source_location where)
+    : code_(code), message_(std::move(message)) {
+  // Paths relative to the repository read better than build-machine paths.
+  std::string_view file = where.file_name();
+  for (std::string_view root : {"/core/", "/sdk/", "/plugins/", "/tools/", "/tests/"}) {
+    if (auto pos = file.rfind(root); pos != std::string_view::npos) {
+      file.remove_prefix(pos + 1);
+      break;
+    }
+  }
+  file_ = file.data();
+  line_ = static_cast<int>(where.line());
+}
+
+Status Status::with_context(std::string context) const {
+  Status copy = *this;
+  if (copy.context_.empty()) copy.context_ = std::move(context);
+  return copy;
+}
+
+Status Status::prefixed(std::string_view prefix) const {
+  Status copy = *this;
+  copy.message_ = std::string(prefix) + ": " + copy.message_;
+  return copy;
+}
+
+std::string Status::to_string() const {
+  if (ok()) return "OK";
+  std::string out = code_name(code_);
+  out += ": ";
+  if (!context_.empty()) {
+    out += context_;
+    out += ": ";
+  }
+  out += message_;
+  if (line_ > 0) {
+    out += " [";
+    out += file_;
+    out += ":";
+    out += std::to_string(line_);
+    out += "]";
+  }
+  return out;
+}
+
+std::ostream& operator<<(std::ostream& os, const Status& s) {
+  return os << s.to_string();
+}
+
+}  // namespace strata

@@ -1,0 +1,333 @@
+#include "core/config/config.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/config/yaml_reader.h"
+#include "core/plugin/registry.h"  // is_valid_name
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::array<std::string_view, 7> kStrategyKinds = {
+    "default",         "one_device",       "mirrored", "multi_worker_mirrored",
+    "central_storage", "parameter_server", "tpu"};
+
+constexpr std::string_view kNameRule = "names are 1-63 characters of [a-z0-9_]";
+
+std::string join(const std::array<std::string_view, 7>& names) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+StatusOr<std::string> read_name(const YamlReader& r, std::string_view what) {
+  STRATA_ASSIGN_OR_RETURN(std::string name, r.as_string());
+  if (!is_valid_name(name)) {
+    return r.error("'" + name + "' is not a valid " + std::string(what) + "; " +
+                   std::string(kNameRule));
+  }
+  return name;
+}
+
+StatusOr<std::vector<std::string>> read_names(const YamlReader& r, std::string_view what) {
+  STRATA_ASSIGN_OR_RETURN(std::vector<YamlReader> elements, r.items());
+  std::vector<std::string> out;
+  for (const YamlReader& e : elements) {
+    STRATA_ASSIGN_OR_RETURN(std::string name, read_name(e, what));
+    out.push_back(std::move(name));
+  }
+  return out;
+}
+
+Status parse_plugins(const YamlReader& r, const fs::path& base_dir, PluginsConfig* out) {
+  STRATA_RETURN_IF_ERROR(r.require_map({"path", "enable", "disable", "options"}));
+  if (auto paths = r.find("path")) {
+    STRATA_ASSIGN_OR_RETURN(std::vector<YamlReader> elements, paths->items());
+    for (const YamlReader& e : elements) {
+      STRATA_ASSIGN_OR_RETURN(std::string dir, e.as_string());
+      if (dir.empty()) return e.expected("a plugin directory");
+      // Relative to the file, so a config and its plugins can move together.
+      fs::path p(dir);
+      out->path.push_back(p.is_absolute() ? p : (base_dir / p).lexically_normal());
+    }
+  }
+  if (auto enable = r.find("enable")) {
+    STRATA_ASSIGN_OR_RETURN(out->enable, read_names(*enable, "plugin name"));
+  }
+  if (auto disable = r.find("disable")) {
+    STRATA_ASSIGN_OR_RETURN(std::vector<YamlReader> elements, disable->items());
+    for (const YamlReader& e : elements) {
+      STRATA_ASSIGN_OR_RETURN(std::string name, read_name(e, "plugin name"));
+      // The loader would quietly let disable win; say so instead.
+      if (std::find(out->enable.begin(), out->enable.end(), name) != out->enable.end()) {
+        return e.error("plugin '" + name + "' is listed in both plugins.enable and "
+                       "plugins.disable");
+      }
+      out->disable.push_back(std::move(name));
+    }
+  }
+  if (auto options = r.find("options")) {
+    STRATA_RETURN_IF_ERROR(options->require_map());
+    for (const auto& [plugin_key, plugin_options] : options->entries()) {
+      STRATA_ASSIGN_OR_RETURN(std::string plugin, read_name(plugin_key, "plugin name"));
+      STRATA_RETURN_IF_ERROR(plugin_options.require_map());
+      auto& kept = out->options[plugin];
+      for (const auto& [key, value] : plugin_options.entries()) {
+        STRATA_ASSIGN_OR_RETURN(std::string name, key.as_string());
+        // Plugins parse their own values ("4MiB"), so keep the text as written.
+        STRATA_ASSIGN_OR_RETURN(kept[name], value.as_string());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status parse_cluster(const YamlReader& r, ClusterConfig* out) {
+  STRATA_RETURN_IF_ERROR(r.require_map({"resolver"}));
+  // Plugins may register resolvers, so only the spelling is checked here.
+  if (auto resolver = r.find("resolver")) {
+    STRATA_ASSIGN_OR_RETURN(out->resolver,
+                            read_name(*resolver, "resolver (auto, tf_config, slurm, mpi, "
+                                                 "simple or a plugin's)"));
+  }
+  return Status::Ok();
+}
+
+bool is_device_name(std::string_view text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos || !is_valid_name(text.substr(0, colon))) return false;
+  const std::string_view index = text.substr(colon + 1);
+  return !index.empty() && index.size() <= 9 &&
+         std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+Status parse_strategy(const YamlReader& r, StrategyConfig* out) {
+  STRATA_RETURN_IF_ERROR(r.require_map({"kind", "devices"}));
+  if (auto kind = r.find("kind")) {
+    STRATA_ASSIGN_OR_RETURN(std::string k, kind->as_string());
+    if (std::find(kStrategyKinds.begin(), kStrategyKinds.end(), k) == kStrategyKinds.end()) {
+      return kind->error("unknown strategy '" + k + "'; expected one of: " +
+                         join(kStrategyKinds));
+    }
+    out->kind = std::move(k);
+  }
+  // Whether the device type exists is the strategy's question, asked once
+  // plugins are loaded; here only the spelling.
+  if (auto devices = r.find("devices")) {
+    STRATA_ASSIGN_OR_RETURN(std::vector<YamlReader> elements, devices->items());
+    for (const YamlReader& e : elements) {
+      STRATA_ASSIGN_OR_RETURN(std::string device, e.as_string());
+      if (!is_device_name(device)) {
+        return e.error("expected a device like cpu:0 (type:index), got '" + device + "'");
+      }
+      out->devices.push_back(std::move(device));
+    }
+  }
+  return Status::Ok();
+}
+
+// The middle of "plugin/op/name" when the id has exactly three parts.
+std::optional<std::string> op_segment(const std::string& id) {
+  const size_t a = id.find('/');
+  const size_t b = a == std::string::npos ? a : id.find('/', a + 1);
+  if (b == std::string::npos || id.find('/', b + 1) != std::string::npos) return std::nullopt;
+  if (!is_valid_name(id.substr(0, a)) || !is_valid_name(id.substr(b + 1))) return std::nullopt;
+  return id.substr(a + 1, b - a - 1);
+}
+
+Status check_algorithm_id(const YamlReader& r, const std::string& id, CollectiveKind* op) {
+  const std::optional<std::string> segment = op_segment(id);
+  if (!segment) {
+    return r.error("expected an algorithm id like hierarchical_copy/all_reduce/ring "
+                   "(plugin/op/name), got '" + id + "'");
+  }
+  auto parsed = parse_collective(*segment);
+  if (!parsed.ok()) return r.error("in '" + id + "': " + parsed.status().message());
+  *op = *parsed;
+  return Status::Ok();
+}
+
+StatusOr<CollectiveRule> parse_rule(const YamlReader& r) {
+  if (r.is_null()) return r.expected("a rule like {op: all_reduce, use: plugin/op/name}");
+  STRATA_RETURN_IF_ERROR(
+      r.require_map({"op", "min_bytes", "max_bytes", "dtype", "device_type", "use"}));
+  CollectiveRule rule;
+  if (auto op = r.find("op")) {
+    STRATA_ASSIGN_OR_RETURN(std::string text, op->as_string());
+    auto parsed = parse_collective(text);
+    if (!parsed.ok()) return op->error(parsed.status().message());
+    rule.op = *parsed;
+  }
+  STRATA_RETURN_IF_ERROR(r.get_size("min_bytes", &rule.min_bytes));
+  STRATA_RETURN_IF_ERROR(r.get_size("max_bytes", &rule.max_bytes));
+  if (rule.min_bytes > rule.max_bytes) {
+    const YamlReader at = r.find("max_bytes").value_or(r);
+    return at.error("min_bytes (" + std::to_string(rule.min_bytes) +
+                    ") is greater than max_bytes (" + std::to_string(rule.max_bytes) +
+                    "); the rule could never match");
+  }
+  if (auto dtype = r.find("dtype")) {
+    STRATA_ASSIGN_OR_RETURN(std::string text, dtype->as_string());
+    auto parsed = parse_dtype(text);
+    if (!parsed.ok()) return dtype->error(parsed.status().message());
+    rule.dtype = *parsed;
+  }
+  if (auto device_type = r.find("device_type")) {
+    STRATA_ASSIGN_OR_RETURN(rule.device_type, read_name(*device_type, "device type"));
+  }
+  std::optional<YamlReader> use = r.find("use");
+  if (!use) {
+    return r.error("missing 'use': every rule names the algorithm it picks, "
+                   "e.g. use: hierarchical_copy/all_reduce/ring");
+  }
+  STRATA_ASSIGN_OR_RETURN(rule.use, use->as_string());
+  CollectiveKind use_op{};
+  STRATA_RETURN_IF_ERROR(check_algorithm_id(*use, rule.use, &use_op));
+  if (rule.op && *rule.op != use_op) {
+    return use->error("algorithm '" + rule.use + "' implements " +
+                      std::string(collective_name(use_op)) + ", but the rule is for op " +
+                      std::string(collective_name(*rule.op)));
+  }
+  rule.mark = use->mark();
+  return rule;
+}
+
+Status parse_collectives(const YamlReader& r, CollectivesConfig* out) {
+  STRATA_RETURN_IF_ERROR(r.require_map({"implementation", "timeout", "bytes_per_pack", "rules"}));
+  if (auto impl = r.find("implementation")) {
+    STRATA_ASSIGN_OR_RETURN(out->implementation, impl->as_string());
+    if (out->implementation.empty()) {
+      return impl->expected("auto, a plugin, an algorithm name or an algorithm id");
+    }
+    out->implementation_mark = impl->mark();
+  }
+  STRATA_RETURN_IF_ERROR(r.get_duration("timeout", &out->timeout));
+  if (out->timeout <= std::chrono::nanoseconds::zero()) {
+    return r.find("timeout")->error("must be greater than 0; a collective needs time to run");
+  }
+  STRATA_RETURN_IF_ERROR(r.get_size("bytes_per_pack", &out->bytes_per_pack));
+  if (auto rules = r.find("rules")) {
+    STRATA_ASSIGN_OR_RETURN(std::vector<YamlReader> elements, rules->items());
+    for (const YamlReader& e : elements) {
+      STRATA_ASSIGN_OR_RETURN(CollectiveRule rule, parse_rule(e));
+      out->rules.push_back(std::move(rule));
+    }
+  }
+  return Status::Ok();
+}
+
+Status parse_devices(const YamlReader& r, DevicesConfig* out) {
+  STRATA_RETURN_IF_ERROR(r.require_map({"cpu"}));
+  std::optional<YamlReader> cpu = r.find("cpu");
+  if (!cpu) return Status::Ok();
+  STRATA_RETURN_IF_ERROR(cpu->require_map({"count", "memory"}));
+  int64_t count = out->cpu_count;
+  STRATA_RETURN_IF_ERROR(cpu->get_int("count", 1, 1024, &count));
+  out->cpu_count = static_cast<int>(count);
+  STRATA_RETURN_IF_ERROR(cpu->get_size("memory", &out->cpu_memory));
+  if (out->cpu_memory == 0) return cpu->find("memory")->error("must be greater than 0");
+  return Status::Ok();
+}
+
+Status parse_document(const YamlReader& root, const fs::path& base_dir, Config* config) {
+  if (root.is_null()) {
+    return root.error("the config is empty; it needs at least 'strata: 1'");
+  }
+  // The version comes before key checks: a newer file should be told it is
+  // newer, not that its new keys are unknown.
+  if (root.require_map().ok()) {
+    std::optional<YamlReader> version = root.find("strata");
+    if (!version) return root.error("missing 'strata: 1' schema version at the top");
+    auto v = version->as_string();
+    if (!v.ok() || *v != "1") {
+      return version->expected("schema version 1, the only one this build of Strata reads");
+    }
+  }
+  STRATA_RETURN_IF_ERROR(root.require_map(
+      {"strata", "plugins", "cluster", "strategy", "collectives", "devices"}));
+  config->collectives.implementation_mark = SourceMark{config->source, 0, 0};
+  if (auto s = root.find("plugins")) {
+    STRATA_RETURN_IF_ERROR(parse_plugins(*s, base_dir, &config->plugins));
+  }
+  if (auto s = root.find("cluster")) STRATA_RETURN_IF_ERROR(parse_cluster(*s, &config->cluster));
+  if (auto s = root.find("strategy")) {
+    STRATA_RETURN_IF_ERROR(parse_strategy(*s, &config->strategy));
+  }
+  if (auto s = root.find("collectives")) {
+    STRATA_RETURN_IF_ERROR(parse_collectives(*s, &config->collectives));
+  }
+  if (auto s = root.find("devices")) STRATA_RETURN_IF_ERROR(parse_devices(*s, &config->devices));
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string SourceMark::to_string() const {
+  if (line <= 0) return file;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+StatusOr<Config> parse_config(std::string_view yaml, std::string_view source_name) {
+  Config config;
+  config.source = std::string(source_name);
+  try {
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml));
+    if (docs.size() > 1) {
+      const YamlReader second(docs[1], config.source);
+      return second.error("a config file holds one YAML document; a second one starts here");
+    }
+    const YamlReader root(docs.empty() ? YAML::Node() : docs[0], config.source);
+    STRATA_RETURN_IF_ERROR(
+        parse_document(root, fs::path(config.source).parent_path(), &config));
+  } catch (const YAML::Exception& e) {
+    // Syntax errors carry a 0-based mark; everything else is a backstop.
+    const SourceMark mark{config.source, e.mark.is_null() ? 0 : e.mark.line + 1,
+                          e.mark.is_null() ? 0 : e.mark.column + 1};
+    return InvalidArgumentError(mark.to_string() + ": " + e.msg);
+  } catch (const std::exception& e) {
+    return InternalError(config.source + ": unexpected error while parsing: " + e.what());
+  }
+  return config;
+}
+
+StatusOr<Config> load_config_file(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (st.type() == fs::file_type::not_found) {
+    return NotFoundError("config file '" + path.string() + "' does not exist");
+  }
+  if (ec) {  // e.g. a directory on the way that we may not search
+    return InvalidArgumentError("cannot read config file '" + path.string() + "': " +
+                                ec.message());
+  }
+  // A FIFO or device would block or never end; a directory is a typo.
+  if (!fs::is_regular_file(st)) {
+    return InvalidArgumentError("config file '" + path.string() + "' is not a regular file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return InvalidArgumentError("cannot read config file '" + path.string() +
+                                "': " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  STRATA_ASSIGN_OR_RETURN(Config config, parse_config(text.str(), path.string()));
+  // Pin relative plugin paths now, while the working directory is the one
+  // the operator gave the path against.
+  for (fs::path& dir : config.plugins.path) {
+    fs::path absolute = fs::absolute(dir, ec);
+    if (!ec) dir = absolute.lexically_normal();
+  }
+  return config;
+}
+
+}  // namespace strata

@@ -1,0 +1,97 @@
+// The YAML configuration, parsed and validated (docs/CONFIG.md has the
+// schema). Every value here came from the file or is the documented default;
+// an unknown key or a bad value is an error naming file:line:column, never a
+// silent default.
+#ifndef STRATA_CORE_CONFIG_CONFIG_H_
+#define STRATA_CORE_CONFIG_CONFIG_H_
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/common/dtype.h"
+#include "core/common/status.h"
+
+namespace strata {
+
+class Registry;
+
+// Where a value stood in its file, for messages: "configs/x.yaml:12:7".
+struct SourceMark {
+  std::string file;
+  int line = 0;    // 1-based; 0 when the value did not come from a file
+  int column = 0;  // 1-based
+  std::string to_string() const;
+};
+
+// One entry of collectives.rules: the first rule that matches a call picks
+// its algorithm.
+struct CollectiveRule {
+  std::optional<CollectiveKind> op;          // unset: any op
+  uint64_t min_bytes = 0;                    // inclusive
+  uint64_t max_bytes = std::numeric_limits<uint64_t>::max();  // inclusive
+  std::optional<DType> dtype;                // unset: any dtype
+  std::string device_type;                   // empty: any device type
+  std::string use;                           // algorithm id plugin/op/name
+  SourceMark mark;                           // where `use` was written
+};
+
+struct CollectivesConfig {
+  std::string implementation = "auto";  // auto | ring | nccl | <plugin> | <id>
+  std::chrono::nanoseconds timeout = std::chrono::seconds(300);
+  uint64_t bytes_per_pack = uint64_t{32} << 20;
+  std::vector<CollectiveRule> rules;
+  SourceMark implementation_mark;
+};
+
+struct PluginsConfig {
+  std::vector<std::filesystem::path> path;  // relative paths: to the config file
+  std::vector<std::string> enable;
+  std::vector<std::string> disable;
+  // plugins.options.<plugin>.<key>: values kept as strings ("4MiB").
+  std::map<std::string, std::map<std::string, std::string>> options;
+};
+
+struct DevicesConfig {
+  int cpu_count = 8;                                // virtual CPU devices
+  uint64_t cpu_memory = uint64_t{16} << 30;         // accounting limit each
+};
+
+struct ClusterConfig {
+  std::string resolver = "auto";  // auto | tf_config | slurm | mpi | simple | <plugin's>
+};
+
+struct StrategyConfig {
+  std::string kind = "default";        // default | one_device | mirrored | ...
+  std::vector<std::string> devices;    // "cpu:0", "cpu:1"
+};
+
+struct Config {
+  int schema_version = 1;  // `strata: 1`
+  std::string source;      // file name, or "<string>" / "<defaults>"
+  PluginsConfig plugins;
+  ClusterConfig cluster;
+  StrategyConfig strategy;
+  CollectivesConfig collectives;
+  DevicesConfig devices;
+};
+
+// Parse a config file or text. Errors read
+//   "configs/x.yaml:12:7: unknown key 'timout' in collectives; expected one
+//    of: implementation, timeout, bytes_per_pack, rules".
+StatusOr<Config> load_config_file(const std::filesystem::path& path);
+StatusOr<Config> parse_config(std::string_view yaml, std::string_view source_name);
+
+// Checks what only the loaded plugins can tell: every rule's `use` and the
+// `implementation` name something registered. Errors carry the rule's mark.
+Status validate_config(const Config& config, const Registry& registry);
+
+}  // namespace strata
+
+#endif  // STRATA_CORE_CONFIG_CONFIG_H_

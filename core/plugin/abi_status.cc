@@ -1,0 +1,43 @@
+#include "core/plugin/abi_status.h"
+
+#include <cstring>
+
+namespace strata {
+
+std::string AbiMessage::str() const {
+  return std::string(text, strnlen(text, sizeof text));
+}
+
+bool is_known_status(strata_status_t status) {
+  return status == STRATA_OK || status == STRATA_IN_PROGRESS ||
+         (status <= STRATA_NOT_SUPPORTED && status >= STRATA_DATA_LOSS);
+}
+
+Status from_abi(strata_status_t status, const AbiMessage& message,
+                std::string_view what, bool allow_in_progress,
+                std::source_location where) {
+  if (status == STRATA_OK || (allow_in_progress && status == STRATA_IN_PROGRESS)) {
+    return Status::Ok();
+  }
+  std::string text(what);
+  if (!is_known_status(status)) {
+    return Status(Code::kInternal,
+                  text + " returned unknown status " + std::to_string(status) +
+                      " (plugin bug: see sdk/README.md rule 4)",
+                  where);
+  }
+  if (status == STRATA_IN_PROGRESS) {
+    return Status(Code::kInternal,
+                  text + " returned IN_PROGRESS where only a final status is allowed",
+                  where);
+  }
+  const std::string detail = message.str();
+  text += detail.empty() ? " failed" : ": " + detail;
+  return Status(static_cast<Code>(status), std::move(text), where);
+}
+
+strata_status_t to_abi(const Status& status) {
+  return static_cast<strata_status_t>(status.code());
+}
+
+}  // namespace strata

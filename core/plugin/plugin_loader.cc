@@ -1,0 +1,351 @@
+#include "core/plugin/plugin_loader.h"
+
+#define BOOST_DLL_USE_STD_FS
+#include <boost/dll/library_info.hpp>
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "core/common/logging.h"
+#include "core/plugin/abi_status.h"
+#include "core/plugin/plugin_host.h"
+#include "core/plugin/registry.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+
+struct PluginLoader::Loaded {
+  std::string name;
+  boost::dll::shared_library library;  // empty for built-ins
+  std::unique_ptr<PluginHost> host;
+  void (*unload)() = nullptr;
+  sdk::Keeper keeper;  // core's built-in objects
+};
+
+namespace {
+
+constexpr std::string_view kPrefix = "libstrata_";
+constexpr std::string_view kSuffix = ".so";
+// struct_size of strata_plugin_info_t in ABI 1.0; later minors only grow it.
+constexpr size_t kPluginInfoV1Size = offsetof(strata_plugin_info_t, unload) + sizeof(void*);
+
+std::vector<std::string> split(const char* text, char sep) {
+  std::vector<std::string> out;
+  if (text == nullptr) return out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, sep)) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+bool is_candidate(const fs::path& p) {
+  const std::string file = p.filename().string();
+  return file.size() > kPrefix.size() + kSuffix.size() && file.starts_with(kPrefix) &&
+         file.ends_with(kSuffix);
+}
+
+std::string name_from_file(const fs::path& p) {
+  std::string file = p.filename().string();
+  if (is_candidate(p)) {
+    return file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size());
+  }
+  return file;
+}
+
+// Why a plugin of this name should not be loaded, or "" to load it.
+std::string filtered_out(const std::string& name, const LoaderOptions& options) {
+  if (options.use_environment) {
+    const auto only = split(std::getenv("STRATA_PLUGINS"), ',');
+    if (!only.empty() && !contains(only, name)) return "not listed in STRATA_PLUGINS";
+    if (contains(split(std::getenv("STRATA_PLUGINS_DISABLE"), ','), name)) {
+      return "disabled by STRATA_PLUGINS_DISABLE";
+    }
+  }
+  if (!options.enable.empty() && !contains(options.enable, name)) {
+    return "not listed in plugins.enable of the config";
+  }
+  if (contains(options.disable, name)) return "disabled by plugins.disable in the config";
+  return "";
+}
+
+void log_record(const PluginRecord& r) {
+  const std::string where = r.builtin ? "built into core" : r.path.string();
+  switch (r.state) {
+    case PluginRecord::State::kLoaded:
+      STRATA_LOG_INFO("plugin {} {} loaded from {} (ABI {}.{}){}{}", r.name, r.version,
+                      where, r.abi_major, r.abi_minor, r.reason.empty() ? "" : "; ",
+                      r.reason);
+      break;
+    case PluginRecord::State::kSkipped:
+      STRATA_LOG_INFO("plugin {} skipped ({}): {}", r.name, where, r.reason);
+      break;
+    case PluginRecord::State::kRefused:
+      STRATA_LOG_WARN("plugin {} refused ({}): {}", r.name, where, r.reason);
+      break;
+  }
+}
+
+}  // namespace
+
+const char* state_name(PluginRecord::State state) {
+  switch (state) {
+    case PluginRecord::State::kLoaded: return "loaded";
+    case PluginRecord::State::kSkipped: return "skipped";
+    case PluginRecord::State::kRefused: return "refused";
+  }
+  return "?";
+}
+
+PluginLoader::PluginLoader(Registry& registry) : registry_(registry) {}
+
+PluginLoader::~PluginLoader() {
+  // Newest first: a later plugin may use device types an earlier one added.
+  for (auto it = loaded_.rbegin(); it != loaded_.rend(); ++it) {
+    registry_.remove_plugin((*it)->name);
+    if ((*it)->unload != nullptr) (*it)->unload();
+  }
+  loaded_.clear();
+}
+
+fs::path PluginLoader::install_dir() {
+  std::error_code ec;
+  const fs::path self = boost::dll::this_line_location(ec);
+  if (ec) return {};
+  return self.parent_path() / "strata" / "plugins";
+}
+
+std::vector<fs::path> PluginLoader::search_dirs(const LoaderOptions& options) const {
+  std::vector<fs::path> dirs;
+  if (options.use_install_dir) dirs.push_back(install_dir());
+  if (options.use_environment) {
+    for (const auto& d : split(std::getenv("STRATA_PLUGIN_PATH"), ':')) dirs.emplace_back(d);
+  }
+  for (const auto& d : options.config_paths) dirs.push_back(d);
+  std::vector<fs::path> unique;
+  std::set<fs::path> seen;
+  for (auto& d : dirs) {
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(d, ec);
+    if (ec) canonical = d;
+    if (seen.insert(canonical).second) unique.push_back(canonical);
+  }
+  return unique;
+}
+
+bool PluginLoader::is_loaded(const std::string& name) const {
+  return std::any_of(loaded_.begin(), loaded_.end(),
+                     [&](const auto& l) { return l->name == name; });
+}
+
+void PluginLoader::add_record(PluginRecord record) {
+  log_record(record);
+  records_.push_back(std::move(record));
+}
+
+void PluginLoader::load_all(const LoaderOptions& options) {
+  for (const fs::path& dir : search_dirs(options)) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      STRATA_LOG_DEBUG("plugin directory {} does not exist; nothing to load there",
+                       dir.string());
+      continue;
+    }
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (is_candidate(entry.path())) files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());  // deterministic on every rank
+    for (const fs::path& file : files) {
+      PluginRecord record;
+      (void)load_one(file, options, /*apply_filters=*/true, record);
+      add_record(std::move(record));
+    }
+  }
+}
+
+StatusOr<std::string> PluginLoader::load_file(const fs::path& path,
+                                              const LoaderOptions& options) {
+  PluginRecord record;
+  Status status = load_one(path, options, /*apply_filters=*/false, record);
+  const std::string name = record.name;
+  const std::string reason = record.reason;
+  const bool loaded = record.state == PluginRecord::State::kLoaded;
+  add_record(std::move(record));
+  if (!status.ok()) return status;
+  if (!loaded) return FailedPreconditionError("plugin " + path.string() + " skipped: " + reason);
+  return name;
+}
+
+Status PluginLoader::load_one(const fs::path& path, const LoaderOptions& options,
+                              bool apply_filters, PluginRecord& record) {
+  record.path = path;
+  record.name = name_from_file(path);
+  auto refuse = [&](Status s) {
+    record.state = PluginRecord::State::kRefused;
+    record.reason = s.message();
+    return s.prefixed("plugin " + path.string());
+  };
+  auto skip = [&](std::string why) {
+    record.state = PluginRecord::State::kSkipped;
+    record.reason = std::move(why);
+    return Status::Ok();
+  };
+  if (apply_filters) {
+    if (auto why = filtered_out(record.name, options); !why.empty()) return skip(why);
+  }
+
+  // Look at the file before running any of its code.
+  try {
+    boost::dll::library_info info(path, /*throw_if_not_native_format=*/true);
+    (void)info.sections();
+  } catch (const std::exception& e) {
+    return refuse(InvalidArgumentError(
+        std::string("not a shared library for this machine (") + e.what() + ")"));
+  }
+
+  auto loaded = std::make_unique<Loaded>();
+  try {
+    loaded->library.load(path, boost::dll::load_mode::rtld_lazy |
+                                   boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    return refuse(InvalidArgumentError(std::string("cannot be loaded: ") + e.what()));
+  }
+  if (!loaded->library.has(STRATA_PLUGIN_ENTRY_SYMBOL)) {
+    return refuse(InvalidArgumentError(
+        "exports no strata_plugin_entry symbol: not a Strata plugin (sdk/README.md rule 1)"));
+  }
+  const auto entry =
+      loaded->library.get<const strata_plugin_info_t*(uint32_t, uint32_t)>(
+          STRATA_PLUGIN_ENTRY_SYMBOL);
+  const strata_plugin_info_t* info = nullptr;
+  try {
+    info = entry(STRATA_ABI_MAJOR, STRATA_ABI_MINOR);
+  } catch (...) {
+    return refuse(InternalError("strata_plugin_entry threw an exception (rule 2)"));
+  }
+  if (info == nullptr) {
+    return refuse(FailedPreconditionError("declined to serve host ABI " +
+                                          std::to_string(STRATA_ABI_MAJOR) + "." +
+                                          std::to_string(STRATA_ABI_MINOR)));
+  }
+  if (info->struct_size < kPluginInfoV1Size) {
+    return refuse(InvalidArgumentError("strata_plugin_info_t.struct_size is " +
+                                       std::to_string(info->struct_size) +
+                                       ", too small for ABI 1.0"));
+  }
+  record.abi_major = info->abi_major;
+  record.abi_minor = info->abi_minor;
+  record.version = info->version == nullptr ? "" : info->version;
+  record.description = info->description == nullptr ? "" : info->description;
+  if (info->abi_major != STRATA_ABI_MAJOR) {
+    return refuse(FailedPreconditionError(
+        "speaks ABI " + std::to_string(info->abi_major) + "." +
+        std::to_string(info->abi_minor) + " but this host speaks " +
+        std::to_string(STRATA_ABI_MAJOR) + "." + std::to_string(STRATA_ABI_MINOR) +
+        "; rebuild it against this SDK (rule 3)"));
+  }
+  if (info->name == nullptr || !is_valid_name(info->name)) {
+    return refuse(InvalidArgumentError(std::string("has an invalid plugin name '") +
+                                       (info->name == nullptr ? "(null)" : info->name) +
+                                       "'; names are [a-z0-9_]"));
+  }
+  record.name = info->name;
+  if (info->abi_minor > STRATA_ABI_MINOR) {
+    record.reason = "built for ABI minor " + std::to_string(info->abi_minor) +
+                    "; fields newer than " + std::to_string(STRATA_ABI_MAJOR) + "." +
+                    std::to_string(STRATA_ABI_MINOR) + " are ignored";
+  }
+  if (apply_filters) {
+    if (auto why = filtered_out(record.name, options); !why.empty()) return skip(why);
+  }
+  if (is_loaded(record.name)) {
+    return skip("a plugin named '" + record.name + "' is already loaded");
+  }
+  Status registered = register_plugin(*info, options, loaded);
+  if (!registered.ok()) return refuse(registered);
+  record.state = PluginRecord::State::kLoaded;
+  return Status::Ok();
+}
+
+Status PluginLoader::register_plugin(const strata_plugin_info_t& info,
+                                     const LoaderOptions& options,
+                                     std::unique_ptr<Loaded>& loaded) {
+  loaded->name = info.name;
+  loaded->unload = info.unload;
+  auto opts = options.options.find(loaded->name);
+  loaded->host = std::make_unique<PluginHost>(
+      loaded->name, registry_,
+      opts == options.options.end() ? std::map<std::string, std::string>{} : opts->second);
+  if (info.register_all == nullptr) {
+    return InvalidArgumentError("strata_plugin_info_t.register_all is NULL");
+  }
+  AbiMessage message;
+  Status status;
+  try {
+    status = from_abi(info.register_all(loaded->host->registrar(), message.view()), message,
+                      "register_all");
+  } catch (const std::exception& e) {
+    status = InternalError(std::string("register_all threw an exception (rule 2): ") + e.what());
+  } catch (...) {
+    status = InternalError("register_all threw an exception (rule 2)");
+  }
+  return finish_registration(std::move(status), loaded);
+}
+
+Status PluginLoader::finish_registration(Status status, std::unique_ptr<Loaded>& loaded) {
+  if (!status.ok()) {
+    const auto partial = registry_.registered_by(loaded->name);
+    registry_.remove_plugin(loaded->name);
+    if (loaded->unload != nullptr) loaded->unload();
+    std::string rolled_back;
+    for (const auto& id : partial) rolled_back += (rolled_back.empty() ? "" : ", ") + id;
+    if (!rolled_back.empty()) {
+      status = status.prefixed("registration failed; rolled back " + rolled_back);
+    }
+    return status;
+  }
+  loaded_.push_back(std::move(loaded));
+  return Status::Ok();
+}
+
+Status PluginLoader::register_builtin(
+    const std::string& name, const std::string& description,
+    const std::function<void(sdk::Registrar&)>& register_fn, const LoaderOptions& options) {
+  PluginRecord record;
+  record.builtin = true;
+  record.name = name;
+  record.version = STRATA_VERSION;
+  record.description = description;
+  record.abi_major = STRATA_ABI_MAJOR;
+  record.abi_minor = STRATA_ABI_MINOR;
+  auto loaded = std::make_unique<Loaded>();
+  loaded->name = name;
+  auto opts = options.options.find(name);
+  loaded->host = std::make_unique<PluginHost>(
+      name, registry_,
+      opts == options.options.end() ? std::map<std::string, std::string>{} : opts->second);
+  Status status;
+  try {
+    sdk::Registrar registrar(loaded->host->registrar(), loaded->keeper);
+    register_fn(registrar);
+  } catch (const std::exception& e) {
+    status = InternalError(std::string("registering built-in '") + name + "': " + e.what());
+  }
+  status = finish_registration(std::move(status), loaded);
+  record.state = status.ok() ? PluginRecord::State::kLoaded : PluginRecord::State::kRefused;
+  record.reason = status.ok() ? "" : status.message();
+  add_record(std::move(record));
+  return status;
+}
+
+}  // namespace strata

@@ -1,0 +1,140 @@
+// Trampolines: the C table's functions, each catching every exception.
+#include "strata/sdk/algorithm.h"
+
+#include "strata/sdk/backoff.h"
+#include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
+
+namespace strata::sdk {
+namespace {
+
+Algorithm* self(void* user_data) { return static_cast<Algorithm*>(user_data); }
+Operation* as_op(void* op) { return static_cast<Operation*>(op); }
+
+strata_status_t abi_supports(void* ud, const strata_call_desc_t* call,
+                         strata_message_t msg) {
+  return guard(msg, [&] {
+    if (auto reason = self(ud)->decline(*call)) {
+      write_message(msg, *reason);
+      return STRATA_NOT_SUPPORTED;
+    }
+    return STRATA_OK;
+  });
+}
+
+strata_status_t abi_estimate(void* ud, const strata_call_desc_t* call,
+                         double* seconds) {
+  return guard({nullptr, 0}, [&] {
+    auto value = self(ud)->estimate(*call);
+    if (!value) return STRATA_NOT_SUPPORTED;
+    *seconds = *value;
+    return STRATA_OK;
+  });
+}
+
+strata_status_t abi_team_create(void* ud, const strata_team_desc_t* team,
+                            void** state, strata_message_t msg) {
+  return guard(msg, [&] {
+    *state = self(ud)->create_team(*team).release();
+    return STRATA_OK;
+  });
+}
+
+void abi_team_destroy(void*, void* state) {
+  delete static_cast<TeamState*>(state);
+}
+
+strata_status_t abi_create(void* ud, void* team, const strata_call_t* call,
+                       void** op, strata_message_t msg) {
+  return guard(msg, [&] {
+    *op = self(ud)->create(static_cast<TeamState*>(team), *call).release();
+    return STRATA_OK;
+  });
+}
+
+strata_status_t abi_post(void* op, strata_message_t msg) {
+  return guard(msg, [&] {
+    as_op(op)->post();
+    return STRATA_OK;
+  });
+}
+
+strata_status_t abi_test(void* op, strata_message_t msg) {
+  return guard(msg, [&] {
+    return as_op(op)->test() ? STRATA_OK : STRATA_IN_PROGRESS;
+  });
+}
+
+strata_status_t abi_wait(void* op, int64_t timeout_ns, strata_message_t msg) {
+  return guard(msg, [&] {
+    return as_op(op)->wait(std::chrono::nanoseconds(timeout_ns))
+               ? STRATA_OK
+               : STRATA_IN_PROGRESS;
+  });
+}
+
+void abi_abort_op(void* op) {
+  try {
+    as_op(op)->abort();
+  } catch (const std::exception& e) {
+    Host::log(STRATA_LOG_WARNING, std::string("abort failed: ") + e.what());
+  } catch (...) {
+    Host::log(STRATA_LOG_WARNING, "abort failed with an unknown exception");
+  }
+}
+
+void abi_destroy(void* op) { delete as_op(op); }
+
+}  // namespace
+
+bool Operation::wait(std::chrono::nanoseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  Backoff backoff;
+  while (!test()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    backoff.pause();
+  }
+  return true;
+}
+
+Algorithm::Algorithm(std::string name, strata_op_t op, uint32_t scope,
+                     std::string description)
+    : name_(std::move(name)),
+      op_(op),
+      scope_(scope),
+      description_(std::move(description)) {}
+
+std::optional<std::string> Algorithm::decline(const strata_call_desc_t&) const {
+  return std::nullopt;
+}
+
+std::optional<double> Algorithm::estimate(const strata_call_desc_t&) const {
+  return std::nullopt;
+}
+
+std::unique_ptr<TeamState> Algorithm::create_team(const strata_team_desc_t&) {
+  return nullptr;
+}
+
+strata_algorithm_t Algorithm::table() {
+  strata_algorithm_t t{};
+  t.struct_size = sizeof t;
+  t.name = name_.c_str();
+  t.op = op_;
+  t.scope = scope_;
+  t.description = description_.c_str();
+  t.user_data = this;
+  t.supports = &abi_supports;
+  t.estimate = &abi_estimate;
+  t.team_create = &abi_team_create;
+  t.team_destroy = &abi_team_destroy;
+  t.create = &abi_create;
+  t.post = &abi_post;
+  t.test = &abi_test;
+  t.wait = &abi_wait;
+  t.abort = &abi_abort_op;
+  t.destroy = &abi_destroy;
+  return t;
+}
+
+}  // namespace strata::sdk

@@ -1,0 +1,75 @@
+#include "strata/sdk/store_type.h"
+
+#include <cstring>
+
+#include "strata/sdk/error.h"
+
+namespace strata::sdk {
+namespace {
+
+Store* as_store(void* s) { return static_cast<Store*>(s); }
+
+strata_status_t abi_open(void* ud, const char* address, int32_t rank, int32_t world,
+                     int64_t deadline_ns, void** store, strata_message_t msg) {
+  return guard(msg, [&] {
+    *store = static_cast<StoreType*>(ud)
+                 ->open(address == nullptr ? "" : address, rank, world,
+                        deadline_ns)
+                 .release();
+    return STRATA_OK;
+  });
+}
+
+strata_status_t abi_set(void* s, const char* key, const void* value,
+                    uint64_t length, strata_message_t msg) {
+  return guard(msg, [&] {
+    as_store(s)->set(key, {static_cast<const char*>(value), length});
+    return STRATA_OK;
+  });
+}
+
+strata_status_t abi_get(void* s, const char* key, void* buf, uint64_t capacity,
+                    uint64_t* length, int64_t deadline_ns, strata_message_t msg) {
+  return guard(msg, [&] {
+    const std::string value = as_store(s)->get(key, deadline_ns);
+    *length = value.size();
+    if (value.size() > capacity) {
+      write_message(msg, "value of " + std::to_string(value.size()) +
+                             " bytes does not fit the buffer");
+      return STRATA_INVALID_ARGUMENT;
+    }
+    if (!value.empty()) std::memcpy(buf, value.data(), value.size());
+    return STRATA_OK;
+  });
+}
+
+strata_status_t abi_add(void* s, const char* key, int64_t delta, int64_t* value,
+                    strata_message_t msg) {
+  return guard(msg, [&] {
+    *value = as_store(s)->add(key, delta);
+    return STRATA_OK;
+  });
+}
+
+void abi_close(void* s) { delete as_store(s); }
+
+}  // namespace
+
+StoreType::StoreType(std::string name, std::string description)
+    : name_(std::move(name)), description_(std::move(description)) {}
+
+strata_store_type_t StoreType::table() {
+  strata_store_type_t t{};
+  t.struct_size = sizeof t;
+  t.name = name_.c_str();
+  t.description = description_.c_str();
+  t.user_data = this;
+  t.open = &abi_open;
+  t.set = &abi_set;
+  t.get = &abi_get;
+  t.add = &abi_add;
+  t.close = &abi_close;
+  return t;
+}
+
+}  // namespace strata::sdk
