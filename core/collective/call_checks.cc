@@ -59,6 +59,8 @@ StatusOr<CallShape> check_call(const Team& team, CollectiveKind kind,
   shape.count = kind == CollectiveKind::kReduceScatter ? outputs[0].count : inputs[0].count;
   const auto [in_count, out_count] = expected_counts(kind, shape.count, team.replica_count());
   int in_place = 0;
+  int first_in_place = -1;  // for the message when replicas disagree
+  int first_not_in_place = -1;
   for (int i = 0; i < n; ++i) {
     const Buffer& in = inputs[static_cast<size_t>(i)];
     const Buffer& out = outputs[static_cast<size_t>(i)];
@@ -88,13 +90,19 @@ StatusOr<CallShape> check_call(const Team& team, CollectiveKind kind,
     }
     if (in_place_for(kind, in, out, global, shape.count)) {
       ++in_place;
-    } else if (kind != CollectiveKind::kBarrier && overlaps(in, out)) {
+      if (first_in_place < 0) first_in_place = i;
+      continue;
+    }
+    if (first_not_in_place < 0) first_not_in_place = i;
+    if (kind != CollectiveKind::kBarrier && overlaps(in, out)) {
       return InvalidArgumentError(replica(i) + "'s input and output overlap without being the "
                                   "in-place layout of " + name);
     }
   }
   if (in_place != 0 && in_place != n && shape.count > 0) {
-    return InvalidArgumentError(name + " must be in place for every local replica or for none");
+    return InvalidArgumentError(name + " must be in place for every local replica or for none; " +
+                                replica(first_in_place) + " is in place, " +
+                                replica(first_not_in_place) + " is not");
   }
   shape.in_place = shape.count > 0 && in_place == n;
   return shape;

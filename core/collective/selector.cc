@@ -79,7 +79,8 @@ std::vector<Candidate> Selector::ordered_candidates(const strata_call_desc_t& ca
     if (algo == nullptr || algo->op != op || listed.count(algo) != 0) continue;
     Candidate c;
     c.algorithm = algo;
-    c.source = "rule " + std::to_string(i + 1) + " (" + rule.mark.to_string() + ")";
+    // Numbered from 0, as config error messages number them.
+    c.source = "collectives.rules[" + std::to_string(i) + "] (" + rule.mark.to_string() + ")";
     c.estimate = call_estimate(*algo, call);
     out.push_back(std::move(c));
     listed.insert(algo);

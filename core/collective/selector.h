@@ -22,7 +22,7 @@ namespace strata {
 
 struct Candidate {
   const AlgorithmEntry* algorithm = nullptr;
-  std::string source;              // "rule 2 (x.yaml:14:12)", "implementation", "auto"
+  std::string source;  // "collectives.rules[1] (x.yaml:14:12)", "implementation: ring", "auto"
   std::optional<double> estimate;  // seconds
   bool accepted = false;
   std::string verdict;             // "selected", "declined: ...", "not tried"

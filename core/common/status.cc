@@ -24,14 +24,31 @@ const char* code_name(Code code) {
   return "UNKNOWN";
 }
 
+namespace {
+
+// The repository root as this file was compiled, e.g. "/src/strata/". Files of
+// the same tree share it, which handles paths like tests/core/x.cc that a
+// search for "/core/" alone would shorten to core/x.cc.
+std::string_view source_root() {
+  constexpr std::string_view self = __FILE__;
+  constexpr std::string_view tail = "core/common/status.cc";
+  return self.ends_with(tail) ? self.substr(0, self.size() - tail.size()) : std::string_view();
+}
+
+}  // namespace
+
 Status::Status(Code code, std::string message, std::source_location where)
     : code_(code), message_(std::move(message)) {
   // Paths relative to the repository read better than build-machine paths.
   std::string_view file = where.file_name();
-  for (std::string_view root : {"/core/", "/sdk/", "/plugins/", "/tools/", "/tests/"}) {
-    if (auto pos = file.rfind(root); pos != std::string_view::npos) {
-      file.remove_prefix(pos + 1);
-      break;
+  if (const std::string_view root = source_root(); !root.empty() && file.starts_with(root)) {
+    file.remove_prefix(root.size());
+  } else {
+    for (std::string_view top : {"/core/", "/sdk/", "/plugins/", "/tools/", "/tests/"}) {
+      if (auto pos = file.rfind(top); pos != std::string_view::npos) {
+        file.remove_prefix(pos + 1);
+        break;
+      }
     }
   }
   file_ = file.data();

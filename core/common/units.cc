@@ -108,8 +108,10 @@ std::string format_duration(std::chrono::nanoseconds d) {
     std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
   } else if (ns < 1e9) {
     std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
-  } else {
+  } else if (ns < 99.95e9) {
     std::snprintf(buf, sizeof buf, "%.3g s", ns / 1e9);
+  } else {  // %g would switch to "3.6e+03 s" from 1000 s on
+    std::snprintf(buf, sizeof buf, "%.0f s", ns / 1e9);
   }
   return buf;
 }

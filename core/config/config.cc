@@ -7,8 +7,6 @@
 #include <fstream>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
-
 #include "core/config/yaml_reader.h"
 #include "core/plugin/registry.h"  // is_valid_name
 
@@ -280,21 +278,13 @@ StatusOr<Config> parse_config(std::string_view yaml, std::string_view source_nam
   Config config;
   config.source = std::string(source_name);
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml));
-    if (docs.size() > 1) {
-      const YamlReader second(docs[1], config.source);
-      return second.error("a config file holds one YAML document; a second one starts here");
-    }
-    const YamlReader root(docs.empty() ? YAML::Node() : docs[0], config.source);
+    STRATA_ASSIGN_OR_RETURN(const YamlReader root, YamlReader::load(yaml, config.source));
     STRATA_RETURN_IF_ERROR(
         parse_document(root, fs::path(config.source).parent_path(), &config));
-  } catch (const YAML::Exception& e) {
-    // Syntax errors carry a 0-based mark; everything else is a backstop.
-    const SourceMark mark{config.source, e.mark.is_null() ? 0 : e.mark.line + 1,
-                          e.mark.is_null() ? 0 : e.mark.column + 1};
-    return InvalidArgumentError(mark.to_string() + ": " + e.msg);
   } catch (const std::exception& e) {
-    return InternalError(config.source + ": unexpected error while parsing: " + e.what());
+    // The reader avoids every throwing yaml-cpp call; this is a backstop.
+    return InternalError(config.source + ": unexpected error while reading the config: " +
+                         e.what());
   }
   return config;
 }
@@ -318,9 +308,19 @@ StatusOr<Config> load_config_file(const fs::path& path) {
     return InvalidArgumentError("cannot read config file '" + path.string() +
                                 "': " + std::strerror(errno));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  STRATA_ASSIGN_OR_RETURN(Config config, parse_config(text.str(), path.string()));
+  // Read in chunks so a failing read (EIO, a vanished NFS file) is an error,
+  // not an empty config.
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (in.eof()) break;
+  }
+  if (in.bad()) {
+    return InvalidArgumentError("cannot read config file '" + path.string() +
+                                "': " + std::strerror(errno));
+  }
+  STRATA_ASSIGN_OR_RETURN(Config config, parse_config(text, path.string()));
   // Pin relative plugin paths now, while the working directory is the one
   // the operator gave the path against.
   for (fs::path& dir : config.plugins.path) {

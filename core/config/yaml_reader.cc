@@ -4,6 +4,10 @@
 #include <cctype>
 #include <charconv>
 #include <map>
+#include <sstream>
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include "core/common/units.h"
 
@@ -16,10 +20,7 @@ Status error_at(const SourceMark& mark, std::string_view message) {
 
 std::string join(std::initializer_list<std::string_view> names) {
   std::string out;
-  for (std::string_view n : names) {
-    if (!out.empty()) out += ", ";
-    out += n;
-  }
+  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
   return out;
 }
 
@@ -41,7 +42,66 @@ Status get_into(const YamlReader& reader, std::string_view key, T* out, Read rea
   return Status::Ok();
 }
 
+// Where each document of a stream starts; the rest of the events are
+// YAML::Load's business.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// yaml-cpp counts lines and columns from 0; editors and compilers from 1.
+SourceMark to_source_mark(const YAML::Mark& m, const std::string& file) {
+  if (m.is_null()) return SourceMark{file, 0, 0};
+  return SourceMark{file, m.line + 1, m.column + 1};
+}
+
 }  // namespace
+
+StatusOr<YamlReader> YamlReader::load(std::string_view text, std::string file) {
+  try {
+    // Not YAML::LoadAll: on input such as a lone ',' yaml-cpp 0.7 returns an
+    // empty document without consuming the token, so LoadAll never returns
+    // and eats memory (jbeder/yaml-cpp#1040, fixed upstream by #1319).
+    // Two document starts tell everything we need, and an unmoved start
+    // tells us the parser is stuck.
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    DocumentStarts docs;
+    while (docs.starts.size() < 2 && parser.HandleNextDocument(docs)) continue;
+    if (docs.starts.size() == 2 && docs.starts[0].pos == docs.starts[1].pos) {
+      const auto pos = static_cast<size_t>(docs.starts[0].pos);
+      const std::string token = pos < text.size() ? std::string(1, text[pos]) : "end of file";
+      return error_at(to_source_mark(docs.starts[0], file),
+                      "unexpected '" + token + "' where a YAML value should start");
+    }
+    if (docs.starts.size() == 2) {
+      return error_at(to_source_mark(docs.starts[1], file),
+                      "a config file holds one YAML document; a second one starts here");
+    }
+    return YamlReader(YAML::Load(in.str()), std::move(file));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file".
+    return error_at(to_source_mark(e.mark, file),
+                    "nested more than " + std::to_string(e.depth()) + " levels deep");
+  } catch (const YAML::Exception& e) {
+    return error_at(to_source_mark(e.mark, file), e.msg);
+  } catch (const std::exception& e) {
+    return InternalError(file + ": unexpected error while parsing YAML: " + e.what());
+  }
+}
 
 YamlReader::YamlReader(YAML::Node node, std::string file)
     : node_(std::move(node)) {
@@ -53,9 +113,7 @@ YamlReader::YamlReader(YAML::Node node, SourceMark mark, std::string path)
 
 SourceMark YamlReader::mark_of(const YAML::Node& node, const SourceMark& fallback) const {
   const YAML::Mark m = node.Mark();
-  if (m.is_null()) return fallback;
-  // yaml-cpp counts from 0; editors and compilers count from 1.
-  return SourceMark{fallback.file, m.line + 1, m.column + 1};
+  return m.is_null() ? fallback : to_source_mark(m, fallback.file);
 }
 
 YamlReader YamlReader::child(const YAML::Node& value, const SourceMark& key_mark,

@@ -8,9 +8,9 @@
 // empty: an operator commenting out every entry should not get an error.
 // Scalars never do: a missing value is an error, never a silent default.
 //
-// Only Type(), Scalar(), Mark() and iteration of yaml-cpp are used, none of
-// its throwing conversions; config.cc still catches YAML::Exception around
-// the whole parse as a backstop.
+// After load(), only Type(), Scalar(), Mark() and iteration of yaml-cpp are
+// used, none of its throwing conversions; config.cc still catches exceptions
+// around the whole parse as a backstop.
 #ifndef STRATA_CORE_CONFIG_YAML_READER_H_
 #define STRATA_CORE_CONFIG_YAML_READER_H_
 
@@ -32,6 +32,11 @@ namespace strata {
 
 class YamlReader {
  public:
+  // Parses `text`, which must hold one YAML document. Syntax errors carry
+  // yaml-cpp's message at the 1-based line and column: "x.yaml:3:1: end of
+  // sequence flow not found".
+  static StatusOr<YamlReader> load(std::string_view text, std::string file);
+
   // The document root of `file`.
   YamlReader(YAML::Node node, std::string file);
 

@@ -1,8 +1,13 @@
 #include "core/device/cpu_device_type.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/common/units.h"
 #include "strata/sdk/error.h"
@@ -14,6 +19,26 @@ namespace {
 constexpr uint64_t kAlignment = 64;
 
 CpuEvent* as_event(strata_event_t e) { return static_cast<CpuEvent*>(e); }
+
+// What one thread copies per second on this machine, measured once per
+// process (a few ms) so cost models price copies in real units. 8 MiB is
+// past most caches yet quick to fault in.
+double measured_copy_bandwidth() {
+  static const double bandwidth = [] {
+    constexpr size_t kBytes = size_t{8} << 20;
+    std::vector<char> src(kBytes, 1);
+    std::vector<char> dst(kBytes, 0);
+    double best = 0;
+    for (int i = 0; i < 4; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      std::memcpy(dst.data(), src.data(), kBytes);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (s > 0) best = std::max(best, static_cast<double>(kBytes) / s);
+    }
+    return best > 0 ? best : 10e9;
+  }();
+  return bandwidth;
+}
 
 }  // namespace
 
@@ -45,13 +70,19 @@ void CpuDeviceType::describe(int device, strata_device_props_t& props) {
   std::snprintf(props.name, sizeof props.name, "virtual CPU device %d", device);
   props.memory_bytes = options_.memory_per_device;
   props.host_accessible = 1;
+  // The virtual devices share the machine's cores: more streams than cores
+  // do not run faster.
+  props.parallel_streams = std::max(1u, std::thread::hardware_concurrency());
+  props.launch_latency = options_.launch_latency;
 }
 
 bool CpuDeviceType::can_access_peer(int device, int peer) {
   return device >= 0 && peer >= 0 && device < options_.count && peer < options_.count;
 }
 
-double CpuDeviceType::link_bandwidth(int, int) { return options_.bandwidth; }
+double CpuDeviceType::link_bandwidth(int, int) {
+  return options_.bandwidth > 0 ? options_.bandwidth : measured_copy_bandwidth();
+}
 
 void* CpuDeviceType::allocate(int device, uint64_t bytes) {
   check_device(device, false, "allocate");
@@ -110,8 +141,9 @@ void CpuDeviceType::copy_async(int stream_device, void* dst, int dst_device,
 }
 
 void CpuDeviceType::reduce_async(int device, strata_dtype_t dtype, strata_redop_t op,
-                                 void* dst, std::span<const void* const> srcs,
-                                 uint64_t count, uint32_t divisor) {
+                                 std::span<void* const> dsts,
+                                 std::span<const void* const> srcs, uint64_t count,
+                                 uint32_t divisor) {
   check_device(device, false, "reduce_async");
   if (sdk::dtype_size(dtype) == 0) {
     throw sdk::InvalidArgument("reduce_async: unknown dtype " + std::to_string(dtype));
@@ -120,11 +152,12 @@ void CpuDeviceType::reduce_async(int device, strata_dtype_t dtype, strata_redop_
     throw sdk::InvalidArgument("reduce_async: unknown operator " + std::to_string(op));
   }
   if (srcs.empty()) throw sdk::InvalidArgument("reduce_async: no sources");
+  if (dsts.empty()) throw sdk::InvalidArgument("reduce_async: no destinations");
   if (op == STRATA_MEAN && divisor == 0) {
     throw sdk::InvalidArgument("reduce_async: MEAN with divisor 0");
   }
   CpuTask task(CpuTask::Kind::kReduce);
-  task.dst = dst;
+  task.dsts.assign(dsts.begin(), dsts.end());
   task.dtype = dtype;
   task.op = op;
   task.divisor = divisor;

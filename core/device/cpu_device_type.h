@@ -20,7 +20,8 @@ namespace strata {
 struct CpuDeviceOptions {
   int count = 8;                                   // virtual devices
   uint64_t memory_per_device = uint64_t{16} << 30;  // accounting limit
-  double bandwidth = 10e9;  // bytes/s of one copy, for cost models
+  double bandwidth = 0;     // bytes/s one thread copies; 0: measure once
+  double launch_latency = 8e-6;  // s for a sleeping worker to start work
 };
 
 class CpuDeviceType final : public sdk::DeviceType {
@@ -37,9 +38,9 @@ class CpuDeviceType final : public sdk::DeviceType {
   void free(int device, void* ptr) noexcept override;
   void copy_async(int stream_device, void* dst, int dst_device, const void* src,
                   int src_device, uint64_t bytes) override;
-  void reduce_async(int device, strata_dtype_t dtype, strata_redop_t op, void* dst,
-                    std::span<const void* const> srcs, uint64_t count,
-                    uint32_t divisor) override;
+  void reduce_async(int device, strata_dtype_t dtype, strata_redop_t op,
+                    std::span<void* const> dsts, std::span<const void* const> srcs,
+                    uint64_t count, uint32_t divisor) override;
 
   strata_event_t event_create(int device) override;
   void event_record(strata_event_t event) override;

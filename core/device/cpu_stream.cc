@@ -73,9 +73,10 @@ void CpuStream::execute(CpuTask& task) {
       break;
     case CpuTask::Kind::kReduce:
       // Arguments were validated when the task was enqueued.
-      (void)sdk::reduce_host(task.dtype, task.op, task.dst, task.srcs.data(),
-                             static_cast<uint32_t>(task.srcs.size()), task.count,
-                             task.divisor);
+      (void)sdk::reduce_host_multi(task.dtype, task.op, task.dsts.data(),
+                                   static_cast<uint32_t>(task.dsts.size()), task.srcs.data(),
+                                   static_cast<uint32_t>(task.srcs.size()), task.count,
+                                   task.divisor);
       break;
     case CpuTask::Kind::kRecord:
       task.event->mark(task.generation);

@@ -45,6 +45,7 @@ struct CpuTask {
   strata_redop_t op = 0;
   uint32_t divisor = 1;
   uint64_t count = 0;
+  std::vector<void*> dsts;        // reduce
   std::vector<const void*> srcs;  // reduce
   CpuEvent* event = nullptr;      // record, wait
   uint64_t generation = 0;

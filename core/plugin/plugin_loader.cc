@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ios>
 #include <set>
 #include <sstream>
 
@@ -22,11 +23,23 @@ struct PluginLoader::Loaded {
   std::string name;
   boost::dll::shared_library library;  // empty for built-ins
   std::unique_ptr<PluginHost> host;
-  void (*unload)() = nullptr;
+  void (*unload)(const strata_registrar_t*) = nullptr;
   sdk::Keeper keeper;  // core's built-in objects
 };
 
 namespace {
+
+// unload() must not throw (rule 2), and it runs in ~PluginLoader, where a
+// stray exception would terminate the process.
+void call_unload(const std::string& name, void (*unload)(const strata_registrar_t*),
+                 const strata_registrar_t* registrar) noexcept {
+  if (unload == nullptr) return;
+  try {
+    unload(registrar);
+  } catch (...) {
+    STRATA_LOG_ERROR("plugin {}: unload threw an exception (sdk/README.md rule 2)", name);
+  }
+}
 
 constexpr std::string_view kPrefix = "libstrata_";
 constexpr std::string_view kSuffix = ".so";
@@ -112,7 +125,7 @@ PluginLoader::~PluginLoader() {
   // Newest first: a later plugin may use device types an earlier one added.
   for (auto it = loaded_.rbegin(); it != loaded_.rend(); ++it) {
     registry_.remove_plugin((*it)->name);
-    if ((*it)->unload != nullptr) (*it)->unload();
+    call_unload((*it)->name, (*it)->unload, (*it)->host->registrar());
   }
   loaded_.clear();
 }
@@ -208,6 +221,11 @@ Status PluginLoader::load_one(const fs::path& path, const LoaderOptions& options
   try {
     boost::dll::library_info info(path, /*throw_if_not_native_format=*/true);
     (void)info.sections();
+  } catch (const std::ios_base::failure&) {
+    // What the stream says ("basic_ios::clear: iostream error") helps nobody.
+    return refuse(InvalidArgumentError(
+        "not a shared library for this machine (too short for an executable header: "
+        "empty, truncated or unreadable)"));
   } catch (const std::exception& e) {
     return refuse(InvalidArgumentError(
         std::string("not a shared library for this machine (") + e.what() + ")"));
@@ -306,7 +324,7 @@ Status PluginLoader::finish_registration(Status status, std::unique_ptr<Loaded>&
   if (!status.ok()) {
     const auto partial = registry_.registered_by(loaded->name);
     registry_.remove_plugin(loaded->name);
-    if (loaded->unload != nullptr) loaded->unload();
+    call_unload(loaded->name, loaded->unload, loaded->host->registrar());
     std::string rolled_back;
     for (const auto& id : partial) rolled_back += (rolled_back.empty() ? "" : ", ") + id;
     if (!rolled_back.empty()) {

@@ -6,7 +6,9 @@
 // `plugins.enable` keep only the named plugins; STRATA_PLUGINS_DISABLE and
 // `plugins.disable` skip them. Every candidate ends as one record and one log
 // line: loaded, skipped (with why) or refused (with why). A refused plugin
-// never stops the process; whatever it registered is rolled back.
+// never stops the process; whatever it registered is rolled back. A plugin
+// library is registered once per process: while one live loader (Runtime)
+// has it, another that finds it skips it.
 #ifndef STRATA_CORE_PLUGIN_PLUGIN_LOADER_H_
 #define STRATA_CORE_PLUGIN_PLUGIN_LOADER_H_
 

@@ -12,6 +12,18 @@ namespace strata::hierarchical_copy {
 std::unique_ptr<sdk::Algorithm> make_all_reduce_hierarchical();
 std::unique_ptr<sdk::Algorithm> make_all_reduce_reduction_to_one_device();
 std::unique_ptr<sdk::Algorithm> make_all_reduce_scatter_reduce();
+std::unique_ptr<sdk::Algorithm> make_broadcast_hierarchical();
+std::unique_ptr<sdk::Algorithm> make_broadcast_one_device();
+std::unique_ptr<sdk::Algorithm> make_broadcast_peer_pull();
+std::unique_ptr<sdk::Algorithm> make_all_gather_hierarchical();
+std::unique_ptr<sdk::Algorithm> make_all_gather_one_device();
+std::unique_ptr<sdk::Algorithm> make_all_gather_peer_pull();
+std::unique_ptr<sdk::Algorithm> make_reduce_scatter_hierarchical();
+std::unique_ptr<sdk::Algorithm> make_reduce_scatter_one_device();
+std::unique_ptr<sdk::Algorithm> make_reduce_scatter_peer_slices();
+std::unique_ptr<sdk::Algorithm> make_reduce_hierarchical();
+std::unique_ptr<sdk::Algorithm> make_reduce_one_device();
+std::unique_ptr<sdk::Algorithm> make_reduce_peer_slices();
 std::unique_ptr<sdk::Algorithm> make_barrier_stream_events();
 
 }  // namespace strata::hierarchical_copy

@@ -83,8 +83,9 @@ class Hierarchical final : public LocalAlgorithm {
     const uint64_t bytes = call.count * sdk::dtype_size(call.dtype);
     if (n == 1) return m.reduce(bytes, 1);
     const int group = (n + 1) / 2;
-    return 4 * m.hop + m.reduce(bytes, group) + m.reduce(bytes / 2, 2) + m.copy(bytes / 2) +
-           m.copy(bytes);
+    // Two roots reduce at once, combine and swap halves, then members pull.
+    return m.concurrent(2, m.reduce(bytes, group)) + 2 * m.hop + m.reduce(bytes / 2, 2) +
+           m.copy(bytes / 2) + m.concurrent(n - 2, m.copy(bytes));
   }
 
   std::unique_ptr<sdk::Operation> create(sdk::TeamState* team, const strata_call_t& call) override {

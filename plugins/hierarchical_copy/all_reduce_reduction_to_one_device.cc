@@ -21,6 +21,13 @@ class ReductionToOneDeviceOp final : public LocalOperation {
     const uint64_t bytes = count() * elem();
     std::vector<const void*> srcs{in(root)};  // own input first: allows in place
     for (int r = 1; r < n(); ++r) srcs.push_back(readable(root, in(r), r, bytes, r));
+    if (team().all_peers()) {
+      // One pass: the result goes straight into every output.
+      std::vector<void*> dsts;
+      for (int r = 0; r < n(); ++r) dsts.push_back(out(r));
+      reduce_to(root, dsts, srcs, count(), /*final=*/true);
+      return;
+    }
     reduce(root, out(root), srcs, count(), /*final=*/true);
     for (int r = 1; r < n(); ++r) copy(root, out(r), r, out(root), root, bytes);
   }
@@ -37,7 +44,8 @@ class ReductionToOneDevice final : public LocalAlgorithm {
     const CostModel m = CostModel::of(call);
     const int n = static_cast<int>(call.team->local_count);
     const uint64_t bytes = call.count * sdk::dtype_size(call.dtype);
-    return m.hop + m.reduce(bytes, n) + (n - 1) * m.copy(bytes);
+    // One stream reads n inputs and writes n outputs.
+    return m.launch + m.reduce(bytes, n) + m.traffic((n - 1.0) * static_cast<double>(bytes));
   }
 
   std::unique_ptr<sdk::Operation> create(sdk::TeamState* team, const strata_call_t& call) override {

@@ -11,6 +11,10 @@ CostModel CostModel::of(const strata_call_desc_t& call) {
   const int a = team.local_devices[0].index;
   const int b = team.local_devices[team.local_count > 1 ? 1 : 0].index;
   model.bandwidth = table.link_bandwidth(a, b);
+  const strata_device_props_t props = table.props(a);
+  if (props.launch_latency > 0) model.launch = model.hop = props.launch_latency;
+  if (props.parallel_streams > 0) model.parallel = static_cast<int>(props.parallel_streams);
+  else model.parallel = static_cast<int>(team.local_count);
   return model;
 }
 

@@ -4,6 +4,7 @@
 #ifndef STRATA_PLUGINS_HIERARCHICAL_COPY_LOCAL_ALGORITHM_H_
 #define STRATA_PLUGINS_HIERARCHICAL_COPY_LOCAL_ALGORITHM_H_
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,20 +15,29 @@
 
 namespace strata::hierarchical_copy {
 
-// Time of the basic steps on one device stream, from the device type's
-// link bandwidth plus fixed per-step overheads measured on the virtual CPU
-// devices (docs/PERFORMANCE.md). Only ratios matter: AUTO compares them.
+// What AUTO prices an algorithm with: the device type's own description
+// (props.launch_latency, props.parallel_streams, link_bandwidth) plus a
+// fixed cost per enqueued step. Only ratios matter: AUTO compares them.
 struct CostModel {
-  double bandwidth = 10e9;  // bytes/s one stream copies
-  double hop = 6e-6;        // s for one stream to wait on another
-  double task = 0.3e-6;     // s to enqueue and start one step
+  double bandwidth = 10e9;  // bytes/s one stream copies (each byte read and written)
+  double launch = 8e-6;     // s for an idle stream to start work
+  double hop = 8e-6;        // s for a stream to resume after waiting on another
+  int parallel = 1;         // streams that run at full speed together
+  double task = 0.3e-6;     // s to enqueue one step
 
   static CostModel of(const strata_call_desc_t& call);
-  double copy(uint64_t bytes) const { return task + static_cast<double>(bytes) / bandwidth; }
-  // Combining k sources into one output reads k and writes one buffer: that
-  // is (k + 1) / 2 copies' worth of memory traffic.
+  // Seconds to move `traffic` bytes (reads plus writes) on one stream.
+  double traffic(double bytes) const { return bytes / (2 * bandwidth); }
+  double copy(uint64_t bytes) const { return task + traffic(2.0 * static_cast<double>(bytes)); }
+  // Combining k sources into one output reads k buffers and writes one.
   double reduce(uint64_t bytes, int sources) const {
-    return task + (sources + 1) / 2.0 * static_cast<double>(bytes) / bandwidth;
+    return task + traffic((sources + 1.0) * static_cast<double>(bytes));
+  }
+  // `streams` streams each doing `seconds` of work at once: they share
+  // `parallel` engines, and each extra stream costs a launch.
+  double concurrent(int streams, double seconds) const {
+    const int engines = std::max(1, std::min(streams, parallel));
+    return launch * streams + seconds * streams / engines;
   }
 };
 

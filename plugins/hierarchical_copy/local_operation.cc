@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "strata/sdk/host.h"
 #include "strata/sdk/types.h"
 
 namespace strata::hierarchical_copy {
@@ -22,17 +23,42 @@ LocalOperation::LocalOperation(LocalTeam& team, const strata_call_t& call)
       elem_(sdk::dtype_size(call.desc->dtype)),
       used_(static_cast<size_t>(team.size()), false) {}
 
-void LocalOperation::post() {
-  schedule();
+LocalOperation::~LocalOperation() {
+  if (!posted_ || done_) return;
+  // Device streams always make progress, so this ends; the bound only keeps
+  // a wedged device from hanging the process forever.
+  try {
+    if (!wait(std::chrono::minutes(5))) {
+      sdk::Host::log(STRATA_LOG_ERROR,
+                     "an abandoned operation's device work did not drain within 5 minutes");
+    }
+  } catch (const std::exception& e) {
+    sdk::Host::log(STRATA_LOG_ERROR, std::string("draining an abandoned operation: ") + e.what());
+  }
+}
+
+void LocalOperation::record_final_events() {
   for (int r = 0; r < n(); ++r) {
     if (used_[static_cast<size_t>(r)]) team_.event(r).record();
   }
+}
+
+void LocalOperation::post() {
+  posted_ = true;
+  try {
+    schedule();
+  } catch (...) {
+    record_final_events();  // so the destructor can wait for what was queued
+    throw;
+  }
+  record_final_events();
 }
 
 bool LocalOperation::test() {
   for (int r = 0; r < n(); ++r) {
     if (used_[static_cast<size_t>(r)] && !team_.event(r).reached()) return false;
   }
+  done_ = true;
   return true;
 }
 
@@ -43,6 +69,7 @@ bool LocalOperation::wait(std::chrono::nanoseconds timeout) {
     const auto left = deadline - std::chrono::steady_clock::now();
     if (!team_.event(r).wait(std::max<std::chrono::nanoseconds>(left, {}))) return false;
   }
+  done_ = true;
   return true;
 }
 
@@ -56,11 +83,18 @@ void LocalOperation::copy(int on, void* dst, int dst_replica, const void* src, i
 
 void LocalOperation::reduce(int on, void* dst, std::span<const void* const> srcs,
                             uint64_t elements, bool final) {
+  void* const dsts[1] = {dst};
+  reduce_to(on, dsts, srcs, elements, final);
+}
+
+void LocalOperation::reduce_to(int on, std::span<void* const> dsts,
+                               std::span<const void* const> srcs, uint64_t elements,
+                               bool final) {
   if (elements == 0) return;
   used_[static_cast<size_t>(on)] = true;
   const strata_redop_t op =
       (desc().redop == STRATA_MEAN && !final) ? STRATA_SUM : desc().redop;
-  team_.table().reduce_async(team_.device(on), desc().dtype, op, dst, srcs, elements,
+  team_.table().reduce_async(team_.device(on), desc().dtype, op, dsts, srcs, elements,
                              static_cast<uint32_t>(desc().team->replica_count));
 }
 

@@ -28,6 +28,10 @@ Range slice(uint64_t count, size_t elem_size, int part, int parts);
 class LocalOperation : public sdk::Operation {
  public:
   LocalOperation(LocalTeam& team, const strata_call_t& call);
+  // Work already queued on a stream cannot be recalled, and it uses the
+  // caller's buffers: an operation that is aborted, or whose post() failed
+  // half-way, drains its streams before it is destroyed (rule 8).
+  ~LocalOperation() override;
   void post() final;
   bool test() final;
   bool wait(std::chrono::nanoseconds timeout) final;
@@ -51,6 +55,9 @@ class LocalOperation : public sdk::Operation {
   // dst = combine(srcs); `final` applies MEAN's division (by replica_count),
   // earlier partial reductions of a MEAN sum.
   void reduce(int on, void* dst, std::span<const void* const> srcs, uint64_t elements, bool final);
+  // The same, writing the one result to every destination in a single pass.
+  void reduce_to(int on, std::span<void* const> dsts, std::span<const void* const> srcs,
+                 uint64_t elements, bool final);
   // A pointer `on` can read `src` (of `src_replica`) through: `src` itself
   // with peer access, else a staged copy in `on`'s scratch slot `slot`.
   const void* readable(int on, const void* src, int src_replica, uint64_t bytes, int slot);
@@ -63,7 +70,11 @@ class LocalOperation : public sdk::Operation {
   LocalTeam& team_;
   strata_call_t call_;
   size_t elem_;
+  void record_final_events();
+
   std::vector<bool> used_;
+  bool posted_ = false;
+  bool done_ = false;
 };
 
 }  // namespace strata::hierarchical_copy

@@ -9,10 +9,17 @@ namespace strata::sdk {
 namespace {
 
 Algorithm* self(void* user_data) { return static_cast<Algorithm*>(user_data); }
-Operation* as_op(void* op) { return static_cast<Operation*>(op); }
 
-strata_status_t abi_supports(void* ud, const strata_call_desc_t* call,
-                         strata_message_t msg) {
+// What core holds for one call: the operation plus the services of the
+// Runtime that created it, made current around every call into it.
+struct OpHandle {
+  const strata_host_services_t* services;
+  std::unique_ptr<Operation> op;
+};
+OpHandle* handle(void* op) { return static_cast<OpHandle*>(op); }
+
+strata_status_t abi_supports(void* ud, const strata_call_desc_t* call, strata_message_t msg) {
+  HostScope scope(self(ud)->host_services());
   return guard(msg, [&] {
     if (auto reason = self(ud)->decline(*call)) {
       write_message(msg, *reason);
@@ -22,8 +29,8 @@ strata_status_t abi_supports(void* ud, const strata_call_desc_t* call,
   });
 }
 
-strata_status_t abi_estimate(void* ud, const strata_call_desc_t* call,
-                         double* seconds) {
+strata_status_t abi_estimate(void* ud, const strata_call_desc_t* call, double* seconds) {
+  HostScope scope(self(ud)->host_services());
   return guard({nullptr, 0}, [&] {
     auto value = self(ud)->estimate(*call);
     if (!value) return STRATA_NOT_SUPPORTED;
@@ -32,50 +39,59 @@ strata_status_t abi_estimate(void* ud, const strata_call_desc_t* call,
   });
 }
 
-strata_status_t abi_team_create(void* ud, const strata_team_desc_t* team,
-                            void** state, strata_message_t msg) {
+strata_status_t abi_team_create(void* ud, const strata_team_desc_t* team, void** state,
+                                strata_message_t msg) {
+  HostScope scope(self(ud)->host_services());
   return guard(msg, [&] {
     *state = self(ud)->create_team(*team).release();
     return STRATA_OK;
   });
 }
 
-void abi_team_destroy(void*, void* state) {
+void abi_team_destroy(void* ud, void* state) {
+  HostScope scope(self(ud)->host_services());
   delete static_cast<TeamState*>(state);
 }
 
-strata_status_t abi_create(void* ud, void* team, const strata_call_t* call,
-                       void** op, strata_message_t msg) {
+strata_status_t abi_create(void* ud, void* team, const strata_call_t* call, void** op,
+                           strata_message_t msg) {
+  HostScope scope(self(ud)->host_services());
   return guard(msg, [&] {
-    *op = self(ud)->create(static_cast<TeamState*>(team), *call).release();
+    auto created = self(ud)->create(static_cast<TeamState*>(team), *call);
+    // post() and test() dereference the handle: a nullptr must stop here.
+    if (created == nullptr) {
+      throw Error(STRATA_INTERNAL, "Algorithm::create returned no operation (nullptr)");
+    }
+    *op = new OpHandle{self(ud)->host_services(), std::move(created)};
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_post(void* op, strata_message_t msg) {
+  HostScope scope(handle(op)->services);
   return guard(msg, [&] {
-    as_op(op)->post();
+    handle(op)->op->post();
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_test(void* op, strata_message_t msg) {
-  return guard(msg, [&] {
-    return as_op(op)->test() ? STRATA_OK : STRATA_IN_PROGRESS;
-  });
+  HostScope scope(handle(op)->services);
+  return guard(msg, [&] { return handle(op)->op->test() ? STRATA_OK : STRATA_IN_PROGRESS; });
 }
 
 strata_status_t abi_wait(void* op, int64_t timeout_ns, strata_message_t msg) {
+  HostScope scope(handle(op)->services);
   return guard(msg, [&] {
-    return as_op(op)->wait(std::chrono::nanoseconds(timeout_ns))
-               ? STRATA_OK
-               : STRATA_IN_PROGRESS;
+    return handle(op)->op->wait(std::chrono::nanoseconds(timeout_ns)) ? STRATA_OK
+                                                                       : STRATA_IN_PROGRESS;
   });
 }
 
 void abi_abort_op(void* op) {
+  HostScope scope(handle(op)->services);
   try {
-    as_op(op)->abort();
+    handle(op)->op->abort();
   } catch (const std::exception& e) {
     Host::log(STRATA_LOG_WARNING, std::string("abort failed: ") + e.what());
   } catch (...) {
@@ -83,7 +99,10 @@ void abi_abort_op(void* op) {
   }
 }
 
-void abi_destroy(void* op) { delete as_op(op); }
+void abi_destroy(void* op) {
+  HostScope scope(handle(op)->services);
+  delete handle(op);
+}
 
 }  // namespace
 

@@ -80,11 +80,12 @@ void DeviceTable::copy_async(int stream_device, void* dst, int dst_device,
 }
 
 void DeviceTable::reduce_async(int device, strata_dtype_t dtype,
-                               strata_redop_t op, void* dst,
+                               strata_redop_t op, std::span<void* const> dsts,
                                std::span<const void* const> srcs,
                                uint64_t count, uint32_t divisor) const {
   Msg m;
-  check(t_->reduce_async(t_->user_data, device, dtype, op, dst, srcs.data(),
+  check(t_->reduce_async(t_->user_data, device, dtype, op, dsts.data(),
+                         static_cast<uint32_t>(dsts.size()), srcs.data(),
                          static_cast<uint32_t>(srcs.size()), count, divisor,
                          m.view()),
         where(t_, "reduce_async", device), m.text);

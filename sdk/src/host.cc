@@ -9,28 +9,34 @@
 namespace strata::sdk {
 namespace {
 
-std::atomic<const strata_host_services_t*> g_services{nullptr};
+std::atomic<const strata_host_services_t*> g_fallback{nullptr};
+thread_local const strata_host_services_t* t_current = nullptr;
 
 const strata_host_services_t& attached() {
-  const auto* s = g_services.load(std::memory_order_acquire);
+  const auto* s = Host::services();
   if (s == nullptr) {
     throw Error(STRATA_FAILED_PRECONDITION,
-                "host services used before the plugin was registered");
+                "host services used outside a call from core (start your threads with "
+                "sdk::HostScope)");
   }
   return *s;
 }
 
 }  // namespace
 
-void Host::attach(const strata_host_services_t* services) noexcept {
-  g_services.store(services, std::memory_order_release);
-}
-
-void Host::detach() noexcept { g_services.store(nullptr); }
-
 const strata_host_services_t* Host::services() noexcept {
-  return g_services.load(std::memory_order_acquire);
+  return t_current != nullptr ? t_current : g_fallback.load(std::memory_order_acquire);
 }
+
+void Host::set_fallback(const strata_host_services_t* services) noexcept {
+  g_fallback.store(services, std::memory_order_release);
+}
+
+HostScope::HostScope(const strata_host_services_t* services) noexcept : previous_(t_current) {
+  if (services != nullptr) t_current = services;
+}
+
+HostScope::~HostScope() { t_current = previous_; }
 
 void Host::log(strata_log_level_t level, std::string_view message) noexcept {
   const auto* s = services();

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
 
 namespace strata::sdk {
 
@@ -24,7 +25,8 @@ BlockingOperation::BlockingOperation(std::function<void()> work)
 BlockingOperation::~BlockingOperation() = default;
 
 void BlockingOperation::post() {
-  std::thread([shared = shared_, work = work_] {
+  std::thread([shared = shared_, work = work_, services = Host::services()] {
+    HostScope scope(services);
     std::exception_ptr error;
     try {
       work();

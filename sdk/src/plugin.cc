@@ -2,6 +2,8 @@
 // here is per plugin.
 #include "strata/sdk/plugin.h"
 
+#include <map>
+#include <memory>
 #include <mutex>
 
 namespace strata::sdk::detail {
@@ -9,22 +11,40 @@ namespace {
 
 strata_plugin_info_t g_info{};
 RegisterFn g_register = nullptr;
-Keeper g_keeper;
 std::once_flag g_once;
+// One Keeper per registration: several Runtimes of one process may hold the
+// plugin at once, and each unload releases only its own objects.
+std::mutex g_mu;
+std::map<const void*, std::unique_ptr<Keeper>> g_keepers;
 
-strata_status_t register_all(const strata_registrar_t* raw,
-                             strata_message_t msg) {
+strata_status_t register_all(const strata_registrar_t* raw, strata_message_t msg) {
+  HostScope scope(raw->services);
+  Host::set_fallback(raw->services);
   return guard(msg, [&] {
-    Host::attach(raw->services);
-    Registrar registrar(raw, g_keeper);
+    Keeper* keeper;
+    {
+      std::lock_guard lock(g_mu);
+      auto& slot = g_keepers[raw->ctx];
+      slot = std::make_unique<Keeper>();
+      keeper = slot.get();
+    }
+    Registrar registrar(raw, *keeper);
     g_register(registrar);
     return STRATA_OK;
   });
 }
 
-void unload() {
-  g_keeper.clear();
-  Host::detach();
+void unload(const strata_registrar_t* raw) {
+  std::unique_ptr<Keeper> keeper;
+  {
+    std::lock_guard lock(g_mu);
+    auto it = g_keepers.find(raw->ctx);
+    if (it == g_keepers.end()) return;
+    keeper = std::move(it->second);
+    g_keepers.erase(it);
+  }
+  HostScope scope(raw->services);
+  keeper.reset();
 }
 
 }  // namespace

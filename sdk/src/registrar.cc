@@ -5,6 +5,7 @@
 namespace strata::sdk {
 
 void Registrar::add_algorithm(std::unique_ptr<Algorithm> algorithm) {
+  algorithm->bind_host(raw_->services);
   const strata_algorithm_t table = algorithm->table();
   char msg[512] = {0};
   const std::string what = "registering algorithm '" + algorithm->name() + "'";
@@ -13,6 +14,7 @@ void Registrar::add_algorithm(std::unique_ptr<Algorithm> algorithm) {
 }
 
 uint32_t Registrar::add_device_type(std::unique_ptr<DeviceType> type) {
+  type->bind_host(raw_->services);
   const strata_device_type_t table = type->table();
   char msg[512] = {0};
   const std::string what = "registering device type '" + type->name() + "'";
@@ -24,6 +26,7 @@ uint32_t Registrar::add_device_type(std::unique_ptr<DeviceType> type) {
 }
 
 void Registrar::add_resolver(std::unique_ptr<Resolver> resolver) {
+  resolver->bind_host(raw_->services);
   const strata_resolver_t table = resolver->table();
   char msg[512] = {0};
   const std::string what = "registering resolver '" + resolver->name() + "'";
@@ -32,6 +35,7 @@ void Registrar::add_resolver(std::unique_ptr<Resolver> resolver) {
 }
 
 void Registrar::add_store_type(std::unique_ptr<StoreType> store_type) {
+  store_type->bind_host(raw_->services);
   const strata_store_type_t table = store_type->table();
   char msg[512] = {0};
   const std::string what = "registering store type '" + store_type->name() + "'";

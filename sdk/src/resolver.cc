@@ -3,6 +3,7 @@
 #include <string>
 
 #include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
 
 namespace strata::sdk {
 namespace {
@@ -13,6 +14,7 @@ void check_sink(strata_status_t st, const char* what) {
 
 strata_status_t abi_resolve(void* ud, const strata_cluster_sink_t* sink,
                         strata_message_t msg) {
+  HostScope scope(static_cast<Resolver*>(ud)->host_services());
   return guard(msg, [&] {
     ClusterSink typed(sink);
     static_cast<Resolver*>(ud)->resolve(typed);

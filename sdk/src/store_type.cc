@@ -3,25 +3,34 @@
 #include <cstring>
 
 #include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
 
 namespace strata::sdk {
 namespace {
 
-Store* as_store(void* s) { return static_cast<Store*>(s); }
+// An open store plus the services of the Runtime that opened it.
+struct StoreHandle {
+  const strata_host_services_t* services;
+  std::unique_ptr<Store> store;
+};
+StoreHandle* handle(void* s) { return static_cast<StoreHandle*>(s); }
+Store* as_store(void* s) { return handle(s)->store.get(); }
 
 strata_status_t abi_open(void* ud, const char* address, int32_t rank, int32_t world,
-                     int64_t deadline_ns, void** store, strata_message_t msg) {
+                         int64_t deadline_ns, void** store, strata_message_t msg) {
+  auto* type = static_cast<StoreType*>(ud);
+  HostScope scope(type->host_services());
   return guard(msg, [&] {
-    *store = static_cast<StoreType*>(ud)
-                 ->open(address == nullptr ? "" : address, rank, world,
-                        deadline_ns)
-                 .release();
+    auto opened = type->open(address == nullptr ? "" : address, rank, world, deadline_ns);
+    if (opened == nullptr) throw Error(STRATA_INTERNAL, "StoreType::open returned nullptr");
+    *store = new StoreHandle{type->host_services(), std::move(opened)};
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_set(void* s, const char* key, const void* value,
                     uint64_t length, strata_message_t msg) {
+  HostScope scope(handle(s)->services);
   return guard(msg, [&] {
     as_store(s)->set(key, {static_cast<const char*>(value), length});
     return STRATA_OK;
@@ -30,6 +39,7 @@ strata_status_t abi_set(void* s, const char* key, const void* value,
 
 strata_status_t abi_get(void* s, const char* key, void* buf, uint64_t capacity,
                     uint64_t* length, int64_t deadline_ns, strata_message_t msg) {
+  HostScope scope(handle(s)->services);
   return guard(msg, [&] {
     const std::string value = as_store(s)->get(key, deadline_ns);
     *length = value.size();
@@ -45,13 +55,17 @@ strata_status_t abi_get(void* s, const char* key, void* buf, uint64_t capacity,
 
 strata_status_t abi_add(void* s, const char* key, int64_t delta, int64_t* value,
                     strata_message_t msg) {
+  HostScope scope(handle(s)->services);
   return guard(msg, [&] {
     *value = as_store(s)->add(key, delta);
     return STRATA_OK;
   });
 }
 
-void abi_close(void* s) { delete as_store(s); }
+void abi_close(void* s) {
+  HostScope scope(handle(s)->services);
+  delete handle(s);
+}
 
 }  // namespace
 

@@ -86,7 +86,12 @@ collectives:
   timeout: 250ms
   bytes_per_pack: 0
   rules:
-    - {op: all_reduce, min_bytes: 1KiB, max_bytes: 64KiB, dtype: float32, device_type: cpu, use: mpi/all_reduce/native}
+    - op: all_reduce
+      min_bytes: 1KiB
+      max_bytes: 64KiB
+      dtype: float32
+      device_type: cpu
+      use: mpi/all_reduce/native
     - use: grpc_ring/all_gather/ring
 devices:
   cpu: {count: 2, memory: 1.5GiB}
@@ -117,14 +122,14 @@ devices:
   EXPECT_EQ(r0.dtype, DType::kF32);
   EXPECT_EQ(r0.device_type, "cpu");
   EXPECT_EQ(r0.use, "mpi/all_reduce/native");
-  EXPECT_EQ(r0.mark.to_string(), "test.yaml:16:98");
+  EXPECT_EQ(r0.mark.to_string(), "test.yaml:21:12");
   const CollectiveRule& r1 = c.collectives.rules[1];
   EXPECT_FALSE(r1.op.has_value());
   EXPECT_EQ(r1.min_bytes, 0u);
   EXPECT_EQ(r1.max_bytes, std::numeric_limits<uint64_t>::max());
   EXPECT_FALSE(r1.dtype.has_value());
   EXPECT_EQ(r1.device_type, "");
-  EXPECT_EQ(r1.mark.to_string(), "test.yaml:17:12");
+  EXPECT_EQ(r1.mark.to_string(), "test.yaml:22:12");
   EXPECT_EQ(c.devices.cpu_count, 2);
   EXPECT_EQ(c.devices.cpu_memory, uint64_t{3} << 29);
 }
@@ -134,7 +139,7 @@ TEST(ParseConfig, DurationAndSizeUnits) {
     const char* text;
     std::chrono::nanoseconds want;
   };
-  for (const Case& c : {Case{"1500us", milliseconds(1)+std::chrono::microseconds(500)},
+  for (const Case& c : {Case{"1500us", std::chrono::microseconds(1500)},
                         Case{"5m", seconds(300)}, Case{"1h", seconds(3600)},
                         Case{"2 s", seconds(2)}, Case{"10ns", std::chrono::nanoseconds(10)}}) {
     StatusOr<Config> config =
@@ -223,7 +228,16 @@ TEST_F(ConfigFileTest, DirectoryIsRefused) {
 }
 
 TEST_F(ConfigFileTest, UnreadableFileIsRefused) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads files whatever their mode";
+  // Root reads files whatever their mode, so as root use a regular file whose
+  // read fails anyway: /proc/self/mem at offset 0 answers EIO.
+  if (::geteuid() == 0) {
+    StatusOr<Config> config = load_config_file("/proc/self/mem");
+    ASSERT_FALSE(config.ok());
+    EXPECT_EQ(config.status().code(), Code::kInvalidArgument);
+    EXPECT_THAT(config.status().message(),
+                testing::StartsWith("cannot read config file '/proc/self/mem': "));
+    return;
+  }
   const fs::path p = write("strata: 1\n");
   fs::permissions(p, fs::perms::none);
   StatusOr<Config> config = load_config_file(p);
@@ -248,7 +262,23 @@ TEST(ParseErrors, EmptyDocument) {
 
 TEST(ParseErrors, SecondDocument) {
   EXPECT_EQ(error_of("strata: 1\n---\nstrata: 1\n"),
+            "test.yaml:2:1: a config file holds one YAML document; a second one starts here");
+  EXPECT_EQ(error_of("---\nstrata: 1\n---\n"),
             "test.yaml:3:1: a config file holds one YAML document; a second one starts here");
+}
+
+// yaml-cpp 0.7 never finishes YAML::LoadAll on these (jbeder/yaml-cpp#1040);
+// a regression shows up as a hang, which ctest's timeout turns into a failure.
+TEST(ParseErrors, InputThatStallsYamlCpp) {
+  EXPECT_EQ(error_of(","), "test.yaml:1:1: unexpected ',' where a YAML value should start");
+  EXPECT_EQ(error_of(",# a comment\nstrata: 1\n"),
+            "test.yaml:1:1: unexpected ',' where a YAML value should start");
+}
+
+TEST(ParseErrors, DeepNestingIsAnErrorNotACrash) {
+  EXPECT_THAT(error_of("strata: 1\nplugins: " + std::string(100000, '[')),
+              ::testing::MatchesRegex("test.yaml:[0-9]+:[0-9]+: nested more than [0-9]+ levels "
+                                      "deep"));
 }
 
 TEST(ParseErrors, SchemaVersion) {
@@ -485,7 +515,8 @@ class ValidateConfig : public ::testing::Test {
 
 TEST_F(ValidateConfig, AcceptsRegisteredNames) {
   EXPECT_TRUE(validate("strata: 1\n").ok());
-  for (const char* impl : {"auto", "ring", "grpc_ring", "hierarchical_copy/all_reduce/scatter_reduce"}) {
+  for (const char* impl :
+       {"auto", "ring", "grpc_ring", "hierarchical_copy/all_reduce/scatter_reduce"}) {
     Status s = validate(std::string("strata: 1\ncollectives: {implementation: ") + impl + "}\n");
     EXPECT_TRUE(s.ok()) << impl << ": " << s;
   }

@@ -37,7 +37,8 @@ class HostSumAllReduce final : public sdk::Algorithm {
         throw sdk::NotSupported("dtype or operator unknown to this plugin");
       }
       const size_t bytes = call.desc->count * sdk::dtype_size(call.desc->dtype);
-      for (uint32_t i = 1; i < n; ++i) {
+      // Empty buffers may be NULL (strata/abi/types.h): never hand those to memcpy.
+      for (uint32_t i = 1; i < n && bytes > 0; ++i) {
         std::memcpy(call.outputs[i].data, call.outputs[0].data, bytes);
       }
     });

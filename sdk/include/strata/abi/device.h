@@ -26,6 +26,13 @@ typedef struct strata_device_props {
   char name[64];          /* human-readable, e.g. "virtual CPU device 3" */
   uint64_t memory_bytes;  /* capacity in bytes; 0 when unknown */
   uint32_t host_accessible; /* 1: host code may read and write this memory */
+  /* For cost models (AUTO). How many of this type's streams run at full
+   * speed at the same time: 8 GPUs run 8, 8 virtual CPU devices on a 2-core
+   * machine run 2. 0 when unknown (treated as "all"). */
+  uint32_t parallel_streams;
+  /* Seconds from enqueueing work on an idle stream until it starts (a
+   * kernel launch, a worker thread waking up). 0 when unknown. */
+  double launch_latency;
 } strata_device_props_t;
 
 /* An opaque event handle created by event_create and owned by the caller. */
@@ -48,8 +55,9 @@ typedef struct strata_device_type {
                                strata_device_props_t* props,
                                strata_message_t msg);
 
-  /* Whether work on `device`'s stream may read memory allocated on `peer`
-   * directly, i.e. whether reduce_async on `device` may take `peer` sources.
+  /* Whether work on `device`'s stream may read and write memory allocated on
+   * `peer` directly, i.e. whether reduce_async on `device` may take `peer`
+   * sources and destinations.
    * Out: *can_access 0 or 1. NULL: no device can access a peer. */
   strata_status_t (*can_access_peer)(void* user_data, int32_t device,
                                      int32_t peer, int32_t* can_access);
@@ -81,18 +89,24 @@ typedef struct strata_device_type {
                                 int32_t src_device, uint64_t bytes,
                                 strata_message_t msg);
 
-  /* Enqueue on `device`'s stream: dst[i] = op(srcs[0][i], ..., srcs[n-1][i])
-   * for i < count, combining in source order. For STRATA_MEAN the combined
-   * sum is divided by `divisor` (integers truncate toward zero); for other
-   * operators `divisor` is ignored. dst may be exactly srcs[0] (in place) but
-   * must not partly overlap any source. Sources on other devices must be
-   * peer-accessible. num_srcs >= 1. Statuses: OK, INVALID_ARGUMENT,
-   * NOT_SUPPORTED (dtype/op this type cannot reduce). Required. */
+  /* Enqueue on `device`'s stream: for i < count,
+   *   r = op(srcs[0][i], ..., srcs[num_srcs-1][i])   (combined in source order)
+   *   dsts[0][i] = ... = dsts[num_dsts-1][i] = r.
+   * For STRATA_MEAN, r is the sum divided by `divisor` (integers truncate
+   * toward zero); for other operators `divisor` is ignored. Writing one result
+   * to several destinations in the same pass is what lets an all-reduce move
+   * each byte the minimum number of times. A destination may be exactly a
+   * source (in place) — every element is read from all sources before it is
+   * written — but must not partly overlap any buffer. Buffers on other devices
+   * must be peer-accessible. num_srcs >= 1, num_dsts >= 1. Statuses: OK,
+   * INVALID_ARGUMENT, NOT_SUPPORTED (a dtype/op this type cannot reduce).
+   * Required. */
   strata_status_t (*reduce_async)(void* user_data, int32_t device,
                                   strata_dtype_t dtype, strata_redop_t op,
-                                  void* dst, const void* const* srcs,
-                                  uint32_t num_srcs, uint64_t count,
-                                  uint32_t divisor, strata_message_t msg);
+                                  void* const* dsts, uint32_t num_dsts,
+                                  const void* const* srcs, uint32_t num_srcs,
+                                  uint64_t count, uint32_t divisor,
+                                  strata_message_t msg);
 
   /* Create an event bound to `device`. A new event counts as already reached.
    * Out: *event, owned by the caller until event_destroy. Required. */
@@ -123,7 +137,8 @@ typedef struct strata_device_type {
   strata_status_t (*event_wait)(void* user_data, strata_event_t event,
                                 int64_t timeout_ns, strata_message_t msg);
 
-  /* Destroy an event. The caller guarantees no stream still waits on it. */
+  /* Destroy an event. The caller guarantees that its latest record was
+   * reached (or it was never recorded) and that no stream still waits on it. */
   void (*event_destroy)(void* user_data, strata_event_t event);
 
   /* Block until everything enqueued on `device` has run, or `timeout_ns`

@@ -30,16 +30,19 @@ typedef struct strata_plugin_info {
   const char* version;  /* the plugin's own version, e.g. "1.4.2" */
   const char* description; /* one line; may be NULL */
 
-  /* Add every table through `registrar`. Called once, on the loading thread.
-   * Return OK, or an error with a reason in msg; on error core removes
-   * everything registered so far and unloads the library. Must not throw.
-   * Required. */
+  /* Add every table through `registrar`. Called on the loading thread, once
+   * per host that loads the plugin: two Runtimes in one process share the
+   * library (dlopen returns the same instance), so keep per-registration
+   * state keyed by registrar->ctx rather than in globals. Return OK, or an
+   * error with a reason in msg; on error core removes everything registered
+   * through this registrar. Must not throw. Required. */
   strata_status_t (*register_all)(const strata_registrar_t* registrar,
                                   strata_message_t msg);
 
-  /* Called once before the library is unloaded, also after a failed
-   * register_all. Must not throw. NULL allowed. */
-  void (*unload)(void);
+  /* Called once for every register_all (successful or not), with the same
+   * registrar, when that host lets go of the plugin: release what that
+   * registration created. Must not throw. NULL allowed. */
+  void (*unload)(const strata_registrar_t* registrar);
 } strata_plugin_info_t;
 
 typedef const strata_plugin_info_t* (*strata_plugin_entry_fn)(

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "strata/abi/registrar.h"
 #include "strata/abi/algorithm.h"
 
 namespace strata::sdk {
@@ -65,7 +66,13 @@ class Algorithm {
   // The C table for this object; `this` is its user_data.
   strata_algorithm_t table();
 
+  // Set by sdk::Registrar: the services of the Runtime this object belongs
+  // to, made current around every call into it.
+  void bind_host(const strata_host_services_t* services) { services_ = services; }
+  const strata_host_services_t* host_services() const { return services_; }
+
  private:
+  const strata_host_services_t* services_ = nullptr;
   std::string name_;
   strata_op_t op_;
   uint32_t scope_;

@@ -29,8 +29,9 @@ class DeviceTable {
   void free(int device, void* ptr) const noexcept;
   void copy_async(int stream_device, void* dst, int dst_device,
                   const void* src, int src_device, uint64_t bytes) const;
+  // Every destination receives the same reduction of `srcs`.
   void reduce_async(int device, strata_dtype_t dtype, strata_redop_t op,
-                    void* dst, std::span<const void* const> srcs,
+                    std::span<void* const> dsts, std::span<const void* const> srcs,
                     uint64_t count, uint32_t divisor) const;
   void synchronize(int device, std::chrono::nanoseconds timeout) const;
 

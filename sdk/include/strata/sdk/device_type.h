@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "strata/abi/registrar.h"
 #include "strata/abi/device.h"
 
 namespace strata::sdk {
@@ -31,7 +32,7 @@ class DeviceType {
   virtual void copy_async(int stream_device, void* dst, int dst_device,
                           const void* src, int src_device, uint64_t bytes) = 0;
   virtual void reduce_async(int device, strata_dtype_t dtype,
-                            strata_redop_t op, void* dst,
+                            strata_redop_t op, std::span<void* const> dsts,
                             std::span<const void* const> srcs, uint64_t count,
                             uint32_t divisor) = 0;
 
@@ -49,7 +50,13 @@ class DeviceType {
   const std::string& name() const { return name_; }
   strata_device_type_t table();
 
+  // Set by sdk::Registrar: the services of the Runtime this object belongs
+  // to, made current around every call into it.
+  void bind_host(const strata_host_services_t* services) { services_ = services; }
+  const strata_host_services_t* host_services() const { return services_; }
+
  private:
+  const strata_host_services_t* services_ = nullptr;
   std::string name_;
   std::string description_;
 };

@@ -1,8 +1,11 @@
-// The host services of the plugin this code is linked into.
+// The host services of the Runtime that is calling into this plugin.
 //
-// Each plugin links its own copy of the SDK (a static library with hidden
-// symbols), so this state is per plugin. The registration trampoline attaches
-// the services before calling the plugin's register function.
+// One library may be registered with several Runtimes of one process, each
+// with its own services. Every object registered through sdk::Registrar
+// remembers its Runtime's services, and the SDK's trampolines make them the
+// current ones (a thread-local) for the duration of each call, so plugin code
+// just calls Host::log or DeviceTable::of. Threads a plugin starts itself
+// carry them over with HostScope (BlockingOperation does).
 #ifndef STRATA_SDK_HOST_H_
 #define STRATA_SDK_HOST_H_
 
@@ -17,11 +20,12 @@ namespace strata::sdk {
 
 class Host {
  public:
-  static void attach(const strata_host_services_t* services) noexcept;
-  static void detach() noexcept;
+  // The services current on this thread (see HostScope), else those of the
+  // most recent registration, else NULL.
   static const strata_host_services_t* services() noexcept;
+  static void set_fallback(const strata_host_services_t* services) noexcept;
 
-  // Logging never fails; before attach() it writes to stderr.
+  // Logging never fails; with no services it writes to stderr.
   static void log(strata_log_level_t level, std::string_view message) noexcept;
   static int64_t now_ns() noexcept;
   // Throws sdk::Error(NOT_FOUND) for an unknown id.
@@ -33,6 +37,18 @@ class Host {
                         std::string_view value);
   static std::string store_get(void* store, std::string_view key,
                                int64_t deadline_ns);
+};
+
+// Makes `services` current on this thread until the scope ends.
+class HostScope {
+ public:
+  explicit HostScope(const strata_host_services_t* services) noexcept;
+  ~HostScope();
+  HostScope(const HostScope&) = delete;
+  HostScope& operator=(const HostScope&) = delete;
+
+ private:
+  const strata_host_services_t* previous_;
 };
 
 }  // namespace strata::sdk

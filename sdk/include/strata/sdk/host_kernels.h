@@ -17,6 +17,14 @@ bool reduce_host(strata_dtype_t dtype, strata_redop_t op, void* dst,
                  const void* const* srcs, uint32_t num_srcs, uint64_t count,
                  uint32_t divisor) noexcept;
 
+// The same result written to every destination in one pass: each block of
+// the sources is read once, combined in L1, then stored to each dst. A dst
+// may equal a source exactly. Large outputs use non-temporal stores, so
+// writing memory costs no extra read of it (no write-allocate).
+bool reduce_host_multi(strata_dtype_t dtype, strata_redop_t op, void* const* dsts,
+                       uint32_t num_dsts, const void* const* srcs, uint32_t num_srcs,
+                       uint64_t count, uint32_t divisor) noexcept;
+
 // IEEE binary16 and bfloat16 <-> float, round to nearest even.
 float half_to_float(uint16_t h) noexcept;
 uint16_t float_to_half(float f) noexcept;

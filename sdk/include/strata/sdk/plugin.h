@@ -5,7 +5,8 @@
 //   STRATA_PLUGIN("my_plugin", "1.0.0", "what it does", register_all)
 //
 // The macro defines the exported strata_plugin_entry, checks the host's ABI
-// major, attaches the host services and catches every exception.
+// major, keeps each registration's objects apart (one library may serve
+// several Runtimes of a process) and catches every exception.
 #ifndef STRATA_SDK_PLUGIN_H_
 #define STRATA_SDK_PLUGIN_H_
 

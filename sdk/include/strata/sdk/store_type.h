@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "strata/abi/registrar.h"
 #include "strata/abi/store.h"
 
 namespace strata::sdk {
@@ -34,7 +35,13 @@ class StoreType {
   const std::string& name() const { return name_; }
   strata_store_type_t table();
 
+  // Set by sdk::Registrar: the services of the Runtime this object belongs
+  // to, made current around every call into it.
+  void bind_host(const strata_host_services_t* services) { services_ = services; }
+  const strata_host_services_t* host_services() const { return services_; }
+
  private:
+  const strata_host_services_t* services_ = nullptr;
   std::string name_;
   std::string description_;
 };

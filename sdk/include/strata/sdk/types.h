@@ -23,7 +23,7 @@ constexpr size_t dtype_size(strata_dtype_t dtype) {
   }
 }
 
-const char* dtype_name(strata_dtype_t dtype);   // "f32", or "dtype(42)"
+const char* dtype_name(strata_dtype_t dtype);   // "f32", or "unknown-dtype"
 const char* redop_name(strata_redop_t op);      // "sum"
 const char* op_name(strata_op_t op);            // "all_reduce"
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what Strata needs on Debian 12 (bookworm). Idempotent; run as
+# root or with sudo available. Everything comes from Debian's archive.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libboost-dev                # Boost.DLL (header-only) for the plugin loader
+  libyaml-cpp-dev             # configs
+  libspdlog-dev libfmt-dev    # logging
+  libcli11-dev                # command-line parsing
+  nlohmann-json3-dev          # JSON output of benchmarks
+  libgtest-dev libgmock-dev   # tests
+  libbenchmark-dev            # micro-benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "bootstrap: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "bootstrap: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine and runs every test Strata has:
+#   1. a Release build with warnings as errors, then the whole CTest suite
+#      (unit, loader, conformance, CLI, out-of-tree SDK example);
+#   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the same tests under ThreadSanitizer.
+# This is what CI runs (.ci/run). Each stage prints its wall time.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=$(nproc)
+
+stage() { echo; echo "=== $* ==="; stage_start=$(date +%s); }
+done_stage() { echo "=== done in $(( $(date +%s) - stage_start ))s ==="; }
+
+stage "install dependencies"
+scripts/bootstrap.sh
+done_stage
+
+stage "build (Release, -Werror)"
+scripts/build.sh build
+done_stage
+
+stage "tests (Release)"
+ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
+done_stage
+
+# Sanitizer runs skip what only measures or installs (label no_sanitizer).
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+stage "build + tests (ASan + UBSan)"
+STRATA_SANITIZE=address,undefined BUILD_TYPE=RelWithDebInfo scripts/build.sh build-asan
+ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900 -LE no_sanitizer
+done_stage
+
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+stage "build + tests (TSan)"
+STRATA_SANITIZE=thread BUILD_TYPE=RelWithDebInfo scripts/build.sh build-tsan
+ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 900 -LE no_sanitizer
+done_stage
+
+echo; echo "all tests passed"

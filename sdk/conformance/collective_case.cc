@@ -1,0 +1,155 @@
+#include "sdk/conformance/collective_case.h"
+
+#include <vector>
+
+#include "sdk/conformance/call_check.h"
+#include "sdk/conformance/harness.h"
+#include "sdk/conformance/values.h"
+
+namespace strata::conformance {
+namespace {
+
+// How long a failed call's leftover device work gets to finish before the
+// devices count as stuck.
+constexpr std::chrono::seconds kDrainGrace{5};
+
+bool contains(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Suite>> Suite::create(std::shared_ptr<Runtime> runtime,
+                                               SuiteOptions options, Watchdog& watchdog) {
+  const DeviceTypeEntry* type = runtime->registry().find_device_type(options.device_type);
+  if (type == nullptr) {
+    std::string known;
+    for (const auto* t : runtime->registry().device_types()) known += " " + t->name;
+    return NotFoundError("no device type '" + options.device_type +
+                         "' is registered; known:" + known);
+  }
+  const strata_device_type_t table = type->table;
+  std::unique_ptr<Suite> suite(new Suite(std::move(runtime), std::move(options), watchdog));
+  suite->pool_ = std::make_unique<DevicePool>(table);
+  return suite;
+}
+
+std::string Suite::blocked(const std::string& algorithm) const {
+  std::lock_guard lock(mu_);
+  if (!stuck_.empty()) return stuck_;
+  if (timed_out_.count(algorithm) != 0) {
+    return "not run: an earlier call of " + algorithm +
+           " timed out (violates rule 7); its remaining cases are failed without running "
+           "so that the suite finishes";
+  }
+  return "";
+}
+
+void Suite::note_timeout(const std::string& algorithm) {
+  std::lock_guard lock(mu_);
+  timed_out_.insert(algorithm);
+}
+
+void Suite::note_stuck_devices(const std::string& algorithm) {
+  std::lock_guard lock(mu_);
+  if (stuck_.empty()) {
+    stuck_ = "not run: the " + options_.device_type + " devices still had work queued " +
+             std::to_string(kDrainGrace.count()) + "s after a failed call of " + algorithm +
+             " (violates rule 7: abort must stop the call); later results would be meaningless";
+  }
+}
+
+std::string rule_for(const Status& status) {
+  const std::string& m = status.message();
+  if (contains(m, "threw an exception")) {
+    return "violates rule 2 (no exception may leave a plugin function)";
+  }
+  if (contains(m, "unknown status") || contains(m, "IN_PROGRESS where only")) {
+    return "violates rule 4 (return only documented statuses)";
+  }
+  if (status.code() == Code::kTimedOut) {
+    return "violates rule 7 (the call hung, or blocked, past its deadline)";
+  }
+  return "violates rule 10 (an accepted call must succeed; decline what you cannot serve, "
+         "rule 6)";
+}
+
+std::string decline_reason(const Status& status) {
+  const std::string& m = status.message();
+  const auto at = m.rfind("declined: ");
+  return at == std::string::npos ? m : m.substr(at + 10);
+}
+
+std::string CollectiveCase::call_label(int call, int root) const {
+  std::string text = "call " + std::to_string(call + 1) + " of " +
+                     std::to_string(suite_.options().iterations);
+  if (is_rooted(spec_.op)) text += " (root " + std::to_string(root) + ")";
+  return text;
+}
+
+void CollectiveCase::fail_call(const std::string& where, const Status& status) {
+  ADD_FAILURE() << where << " returned " << code_name(status.code()) << ": "
+                << rule_for(status) << "\n  " << status.to_string();
+}
+
+void CollectiveCase::TestBody() {
+  if (const std::string why = suite_.blocked(spec_.algorithm); !why.empty()) FAIL() << why;
+  const SuiteOptions& options = suite_.options();
+  auto made = make_local_harness(suite_.runtime(), options.device_type, spec_.world,
+                                 options.timeout, suite_.pool());
+  ASSERT_TRUE(made.ok()) << "the suite could not build a team for " << spec_.describe()
+                         << ": " << made.status();
+  Harness& harness = **made;
+  // A call may take its deadline for the upload, the call and the download;
+  // the watchdog only steps in once core's deadline clearly failed to.
+  const auto watchdog_limit = 3 * options.timeout + std::chrono::seconds(10);
+
+  std::vector<std::string> declines;
+  for (int call = 0; call < options.iterations; ++call) {
+    const int root = is_rooted(spec_.op) ? call % spec_.world : 0;
+    const std::string where =
+        spec_.algorithm + " " + spec_.describe() + ", " + call_label(call, root);
+    CallCheck check(spec_, root, mix_seed(hash_name(spec_.full_name()), call),
+                    suite_.workspace());
+    std::vector<ReplicaImage>& images = check.images(harness.replicas());
+    CallResult result;
+    {
+      WatchdogScope guard(suite_.watchdog(), where, watchdog_limit);
+      result = harness.run(spec_, root, images);
+    }
+    if (!result.called) {
+      FAIL() << where << ": the suite could not prepare the buffers: " << result.setup;
+    }
+    if (result.call.code() == Code::kNotSupported) {
+      declines.push_back(decline_reason(result.call) + " [" + call_label(call, root) + "]");
+      continue;
+    }
+    if (!result.call.ok()) {
+      fail_call(where, result.call);
+      if (result.call.code() == Code::kTimedOut) suite_.note_timeout(spec_.algorithm);
+      if (!harness.drain(kDrainGrace)) suite_.note_stuck_devices(spec_.algorithm);
+      return;
+    }
+    if (!result.setup.ok()) {
+      // The call said it was done, so the devices should drain at once.
+      if (!harness.drain(kDrainGrace)) suite_.note_stuck_devices(spec_.algorithm);
+      FAIL() << where << ": the suite could not read the results back: " << result.setup
+             << "\n  if the call left device work queued after reporting completion, that "
+                "breaks strata/abi/algorithm.h (rule 8)";
+    }
+    if (spec_.op == CollectiveKind::kBarrier) continue;
+    const CheckReport report = check.check(harness.replicas(), images);
+    if (!report.ok()) {
+      FAIL() << where << ": " << report.mismatches << " mismatch(es) against the host "
+             << "reference\n" << report.to_string();
+    }
+  }
+  if (declines.empty()) return;
+  // Not a pass: some calls never ran. Say whether the others passed.
+  const auto ran = static_cast<size_t>(options.iterations) - declines.size();
+  GTEST_SKIP() << "declined: " << declines.front()
+               << (ran == 0 ? std::string()
+                            : "; " + std::to_string(ran) + " other call(s) passed");
+}
+
+}  // namespace strata::conformance

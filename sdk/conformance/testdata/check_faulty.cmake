@@ -1,0 +1,66 @@
+# The suite's own test: runs strata-conformance on the faulty plugin and
+# checks that every deliberate bug is reported as the rule it breaks, that
+# the correct algorithm passes, and that a decline is not counted as a pass.
+#   cmake -DCONFORMANCE=<exe> -DPLUGIN=<libstrata_faulty.so> -DJSON=<out> -P check_faulty.cmake
+execute_process(
+  COMMAND "${CONFORMANCE}" --plugin "${PLUGIN}" --world-sizes 1,2,3 --counts 0,5
+          --dtypes f32,f16,i32 --redops sum,max --timeout 0.5 --json "${JSON}"
+          --gtest_brief=1
+  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT status EQUAL 1)
+  message(FATAL_ERROR "expected exit status 1 (tests failed), got ${status}")
+endif()
+file(READ "${JSON}" json)
+
+string(JSON rows LENGTH "${json}" summary)
+math(EXPR last "${rows} - 1")
+foreach(i RANGE ${last})
+  string(JSON id GET "${json}" summary ${i} algorithm)
+  string(REPLACE "faulty/" "" id "${id}")
+  string(MAKE_C_IDENTIFIER "${id}" key)  # all_reduce_correct
+  foreach(field passed failed declined first_failure)
+    string(JSON value GET "${json}" summary ${i} ${field})
+    set(${key}_${field} "${value}")
+  endforeach()
+  string(JSON value ERROR_VARIABLE missing GET "${json}" summary ${i} not_run)
+  set(${key}_not_run "${value}")
+endforeach()
+
+macro(fail what)
+  message(FATAL_ERROR "conformance self-test: ${what}")
+endmacro()
+
+if(NOT all_reduce_correct_passed GREATER 0 OR NOT all_reduce_correct_failed EQUAL 0)
+  fail("the correct algorithm must pass")
+endif()
+if(NOT all_reduce_off_by_one_first_failure MATCHES "violates rule 10")
+  fail("a wrong result must cite rule 10")
+endif()
+set(mismatch "replica 0 output\\[0\\]: expected [-0-9.e+]+, actual")
+if(NOT all_reduce_off_by_one_first_failure MATCHES "${mismatch}")
+  fail("a mismatch must name replica, element, expected and actual value")
+endif()
+if(NOT all_reduce_throws_first_failure MATCHES "violates rule 2")
+  fail("an exception must cite rule 2")
+endif()
+if(NOT all_reduce_bad_status_first_failure MATCHES "violates rule 4")
+  fail("an unknown status must cite rule 4")
+endif()
+if(NOT broadcast_hangs_first_failure MATCHES "violates rule 7")
+  fail("a hang must end at the deadline and cite rule 7")
+endif()
+if(NOT reduce_scribbles_first_failure MATCHES "violates rule 8")
+  fail("writing a non-root reduce output must cite rule 8")
+endif()
+if(NOT reduce_scatter_overruns_first_failure MATCHES "violates rule 8")
+  fail("writing past the end of a buffer must cite rule 8")
+endif()
+if(NOT all_gather_declines_f16_declined GREATER 0 OR NOT all_gather_declines_f16_passed GREATER 0
+   OR NOT all_gather_declines_f16_failed EQUAL 0)
+  fail("declines must be counted as declined and the rest must pass")
+endif()
+if(NOT all_reduce_multi_process_not_run MATCHES "CROSS_PROCESS")
+  fail("a CROSS_PROCESS algorithm must be skipped with its reason")
+endif()
+message(STATUS "every deliberate bug was reported with the rule it breaks")

@@ -1,0 +1,177 @@
+// A plugin with one deliberate bug per algorithm, written straight against
+// the C ABI (no SDK trampolines) so it can also break the rules the SDK
+// would hide. The suite's own test runs it and checks that each bug is
+// reported as the rule it breaks, and that the one correct algorithm passes.
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "strata/abi/plugin.h"
+#include "strata/sdk/host_kernels.h"
+#include "strata/sdk/types.h"
+
+namespace {
+
+enum class Bug {
+  kNone,          // a correct all-reduce: must pass
+  kOffByOne,      // one wrong element: rule 10
+  kThrows,        // an exception out of post(): rule 2
+  kBadStatus,     // a status the ABI does not define: rule 4
+  kHangs,         // test() never finishes: rule 7
+  kDeclinesF16,   // a correct all-gather that declines f16: declined, not passed
+  kScribbles,     // a reduce that zeroes non-root outputs: rule 8
+  kOverruns,      // a reduce_scatter that writes one element too many: rule 8
+};
+
+struct Call {
+  Bug bug;
+  strata_call_t call;
+};
+
+size_t bytes_of(const strata_call_t& c, uint64_t count) {
+  return count * strata::sdk::dtype_size(c.desc->dtype);
+}
+
+void all_reduce(const strata_call_t& c) {
+  const uint32_t n = c.desc->team->local_count;
+  std::vector<const void*> inputs;
+  for (uint32_t i = 0; i < n; ++i) inputs.push_back(c.inputs[i].data);
+  strata::sdk::reduce_host(c.desc->dtype, c.desc->redop, c.outputs[0].data, inputs.data(), n,
+                           c.desc->count, n);
+  for (uint32_t i = 1; i < n; ++i) {
+    std::memcpy(c.outputs[i].data, c.outputs[0].data, bytes_of(c, c.desc->count));
+  }
+}
+
+void all_gather(const strata_call_t& c) {
+  const uint32_t n = c.desc->team->local_count;
+  const size_t slot = bytes_of(c, c.desc->count);
+  for (uint32_t r = 0; r < n; ++r) {
+    for (uint32_t s = 0; s < n; ++s) {
+      std::memmove(static_cast<char*>(c.outputs[r].data) + s * slot, c.inputs[s].data, slot);
+    }
+  }
+}
+
+void reduce_and_scribble(const strata_call_t& c) {
+  const uint32_t n = c.desc->team->local_count;
+  std::vector<const void*> inputs;
+  for (uint32_t i = 0; i < n; ++i) inputs.push_back(c.inputs[i].data);
+  const auto root = static_cast<uint32_t>(c.desc->root);
+  strata::sdk::reduce_host(c.desc->dtype, c.desc->redop, c.outputs[root].data, inputs.data(), n,
+                           c.desc->count, n);
+  for (uint32_t r = 0; r < n; ++r) {
+    if (r != root) std::memset(c.outputs[r].data, 0, bytes_of(c, c.desc->count));
+  }
+}
+
+void reduce_scatter_and_overrun(const strata_call_t& c) {
+  const uint32_t n = c.desc->team->local_count;
+  const size_t slot = bytes_of(c, c.desc->count);
+  for (uint32_t r = 0; r < n; ++r) {
+    // In place, output r aliases slot r of input r: list that source first,
+    // the one position where the kernel allows a destination to alias.
+    std::vector<const void*> slices{static_cast<const char*>(c.inputs[r].data) + r * slot};
+    for (uint32_t s = 0; s < n; ++s) {
+      if (s != r) slices.push_back(static_cast<const char*>(c.inputs[s].data) + r * slot);
+    }
+    strata::sdk::reduce_host(c.desc->dtype, c.desc->redop, c.outputs[r].data, slices.data(), n,
+                             c.desc->count, n);
+  }
+  std::memset(static_cast<char*>(c.outputs[0].data) + slot, 0,
+              strata::sdk::dtype_size(c.desc->dtype));
+}
+
+strata_status_t supports(void* user_data, const strata_call_desc_t* call, strata_message_t msg) {
+  if (*static_cast<Bug*>(user_data) == Bug::kDeclinesF16 && call->dtype == STRATA_F16) {
+    std::snprintf(msg.data, msg.capacity, "f16 is not offered by this backend");
+    return STRATA_NOT_SUPPORTED;
+  }
+  return STRATA_OK;
+}
+
+strata_status_t create(void* user_data, void*, const strata_call_t* call, void** op,
+                       strata_message_t) {
+  *op = new Call{*static_cast<Bug*>(user_data), *call};
+  return STRATA_OK;
+}
+
+strata_status_t post(void* op, strata_message_t) {
+  const Call& c = *static_cast<Call*>(op);
+  if (c.call.desc->count == 0 && c.bug != Bug::kThrows && c.bug != Bug::kBadStatus) {
+    return STRATA_OK;
+  }
+  switch (c.bug) {
+    case Bug::kNone: all_reduce(c.call); break;
+    case Bug::kOffByOne:
+      all_reduce(c.call);
+      if (c.call.desc->dtype == STRATA_F32) static_cast<float*>(c.call.outputs[0].data)[0] += 1;
+      break;
+    case Bug::kThrows: throw std::runtime_error("the backend threw");
+    case Bug::kBadStatus: return 42;
+    case Bug::kHangs: break;
+    case Bug::kDeclinesF16: all_gather(c.call); break;
+    case Bug::kScribbles: reduce_and_scribble(c.call); break;
+    case Bug::kOverruns: reduce_scatter_and_overrun(c.call); break;
+  }
+  return STRATA_OK;
+}
+
+strata_status_t test(void* op, strata_message_t) {
+  return static_cast<Call*>(op)->bug == Bug::kHangs ? STRATA_IN_PROGRESS : STRATA_OK;
+}
+
+void abort_call(void*) {}
+void destroy(void* op) { delete static_cast<Call*>(op); }
+
+struct Entry {
+  const char* name;
+  strata_op_t op;
+  uint32_t scope;
+  Bug bug;
+};
+
+// Bugs live here so that user_data stays valid until unload (rule 11).
+Entry kEntries[] = {
+    {"correct", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kNone},
+    {"off_by_one", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kOffByOne},
+    {"throws", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kThrows},
+    {"bad_status", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kBadStatus},
+    {"hangs", STRATA_BROADCAST, STRATA_SCOPE_LOCAL, Bug::kHangs},
+    {"declines_f16", STRATA_ALL_GATHER, STRATA_SCOPE_LOCAL, Bug::kDeclinesF16},
+    {"scribbles", STRATA_REDUCE, STRATA_SCOPE_LOCAL, Bug::kScribbles},
+    {"overruns", STRATA_REDUCE_SCATTER, STRATA_SCOPE_LOCAL, Bug::kOverruns},
+    {"multi_process", STRATA_ALL_REDUCE, STRATA_SCOPE_CROSS_PROCESS, Bug::kNone},
+};
+
+strata_status_t register_all(const strata_registrar_t* registrar, strata_message_t msg) {
+  for (Entry& e : kEntries) {
+    strata_algorithm_t t{};
+    t.struct_size = sizeof t;
+    t.name = e.name;
+    t.op = e.op;
+    t.scope = e.scope;
+    t.description = "deliberately broken, for the conformance suite's own test";
+    t.user_data = &e.bug;
+    t.supports = supports;
+    t.create = create;
+    t.post = post;
+    t.test = test;
+    t.abort = abort_call;
+    t.destroy = destroy;
+    const strata_status_t s = registrar->add_algorithm(registrar->ctx, &t, msg);
+    if (s != STRATA_OK) return s;
+  }
+  return STRATA_OK;
+}
+
+}  // namespace
+
+extern "C" STRATA_ABI_EXPORT const strata_plugin_info_t* strata_plugin_entry(uint32_t major,
+                                                                           uint32_t) {
+  static const strata_plugin_info_t info = {
+      sizeof(strata_plugin_info_t), STRATA_ABI_MAJOR, STRATA_ABI_MINOR, "faulty", "0.0.1",
+      "one deliberate bug per algorithm", register_all, nullptr};
+  return major == STRATA_ABI_MAJOR ? &info : nullptr;
+}

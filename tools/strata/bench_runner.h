@@ -1,0 +1,64 @@
+// One algorithm under test (or AUTO) in `strata bench`. Each keeps its own
+// CollectiveOps for the whole sweep, so team state (scratch buffers, stream
+// events) is built once and reused by every size and iteration, as in a
+// training loop; only a failure that breaks the team rebuilds it.
+#ifndef STRATA_TOOLS_STRATA_BENCH_RUNNER_H_
+#define STRATA_TOOLS_STRATA_BENCH_RUNNER_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/collective/collective_ops.h"
+#include "core/runtime/runtime.h"
+#include "tools/strata/bench_buffers.h"
+#include "tools/strata/bench_pattern.h"
+#include "tools/strata/bench_report.h"
+#include "tools/strata/bench_timing.h"
+
+namespace strata::cli {
+
+// The call shape every size of a sweep shares.
+struct BenchCall {
+  CollectiveKind op = CollectiveKind::kAllReduce;
+  DType dtype = DType::kF32;
+  ReduceOp redop = ReduceOp::kSum;
+  int root = 0;
+  bool in_place = false;
+};
+
+class BenchRunner {
+ public:
+  // `algorithm`: an id to force, or empty for AUTO (the selector decides).
+  static StatusOr<std::unique_ptr<BenchRunner>> create(std::shared_ptr<Runtime> runtime,
+                                                       std::string device_type, int devices,
+                                                       std::string algorithm);
+
+  // "auto" or the algorithm id.
+  std::string label() const { return algorithm_.empty() ? "auto" : algorithm_; }
+  Team& team() { return ops_->team(); }
+
+  // One row: is the size accepted? then warm up and time the call, then run
+  // it once more on known data and count wrong elements (when `pattern` is
+  // given). Errors end up in the row; a failure is also printed on stderr.
+  BenchRow measure(const BenchCall& call, uint64_t count, ReplicaBuffers& buffers,
+                   const Pattern* pattern, const TimingPolicy& policy);
+
+ private:
+  BenchRunner() = default;
+  // A reason to skip this size, from the selector's own checks.
+  StatusOr<std::optional<std::string>> decline_reason(const BenchCall& call, uint64_t count,
+                                                      std::string& chosen);
+  Status run_once(const BenchCall& call, const CallBuffers& buffers);
+  void fail(BenchRow& row, const Status& status);
+
+  std::shared_ptr<Runtime> runtime_;
+  std::string device_type_;
+  int devices_ = 0;
+  std::string algorithm_;
+  std::unique_ptr<CollectiveOps> ops_;
+};
+
+}  // namespace strata::cli
+
+#endif  // STRATA_TOOLS_STRATA_BENCH_RUNNER_H_
