@@ -74,7 +74,7 @@ class AllGatherHierarchical final : public LocalAlgorithm {
     // Two roots gather at once; one hop; they swap at once; after another
     // hop the members copy the whole output, concurrently.
     double t = m.concurrent(2, big * m.copy(bytes)) + m.hop +
-               m.copy(bytes * static_cast<uint64_t>(small));
+               m.concurrent(2, m.copy(bytes * static_cast<uint64_t>(small)));
     if (n > 2) t += m.hop + m.concurrent(n - 2, m.copy(bytes * static_cast<uint64_t>(n)));
     return t;
   }

@@ -202,12 +202,15 @@ void CallCheck::compare(int replica, int which, const HostBuffer& now, const Hos
     ws_.actual.resize(seg.end - seg.begin);
     decode(spec_.dtype, bytes + offset, ws_.actual);
     const Source& src = seg.source;
+    const bool bitwise = seg.region != Region::kOutput;  // unchanged means every bit
     for (uint64_t k = 0; k < seg.end - seg.begin; ++k) {
       const Expected want = src.reduced != nullptr ? src.reduced[k]
                             : src.plain != nullptr ? Expected{src.plain[k], 0}
                                                    : Expected{src.fill, 0};
       const double actual = ws_.actual[k];
-      if (!matches(actual, want)) {
+      const uint64_t at = offset + k * elem;
+      if (bitwise ? std::memcmp(bytes + at, before.data() + at, elem) != 0
+                  : !matches(actual, want)) {
         report_mismatch(replica, seg, seg.begin + k, actual, want, report);
       }
     }

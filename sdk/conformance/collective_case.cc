@@ -102,7 +102,7 @@ void CollectiveCase::TestBody() {
   Harness& harness = **made;
   // A call may take its deadline for the upload, the call and the download;
   // the watchdog only steps in once core's deadline clearly failed to.
-  const auto watchdog_limit = 3 * options.timeout + std::chrono::seconds(10);
+  const auto watchdog_limit = 3 * options.timeout + std::chrono::seconds(5);
 
   std::vector<std::string> declines;
   for (int call = 0; call < options.iterations; ++call) {

@@ -83,9 +83,15 @@ int run(int argc, char** argv) {
   Report& report = *owned_report;
   nlohmann::json header;
   Watchdog watchdog([&](const std::string& what) {
-    std::cerr << "\nFATAL: " << what << " has not returned long after its deadline: the "
-              << "plugin blocks inside a call core cannot interrupt (create, post, test, wait "
-              << "or abort), which violates rule 7. Stopping; the summary so far follows.\n";
+    const std::string message =
+        what + " has not returned long after its deadline: the plugin blocks inside a call "
+               "core cannot interrupt (create, post, test, wait or abort), which violates rule "
+               "7. Stopping; the summary so far follows.";
+    std::cerr << "\nFATAL: " << message << std::endl;
+    // The main thread is stuck inside the plugin, so the current test stays put.
+    if (const auto* info = testing::UnitTest::GetInstance()->current_test_info()) {
+      report.add_failure(info->test_suite_name(), info->name(), message);
+    }
     report.print(std::cout);
     if (!options.json_file.empty()) {
       header["aborted"] = what + ": hung past its deadline (rule 7)";

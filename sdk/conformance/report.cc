@@ -98,6 +98,21 @@ void Report::OnTestEnd(const testing::TestInfo& info) {
     rec.outcome = Outcome::kDeclined;
   }
   std::lock_guard lock(mu_);
+  add(std::move(rec));
+}
+
+void Report::add_failure(const std::string& algorithm, const std::string& test,
+                         const std::string& message) {
+  TestRecord rec;
+  rec.algorithm = algorithm;
+  rec.test = test;
+  rec.outcome = Outcome::kFailed;
+  rec.message = message;
+  std::lock_guard lock(mu_);
+  add(std::move(rec));
+}
+
+void Report::add(TestRecord rec) {
   Row& r = row(rec.algorithm);
   ++r.counts[static_cast<int>(rec.outcome)];
   if (rec.outcome == Outcome::kFailed && r.first_failure.empty()) {

@@ -35,6 +35,9 @@ class Report : public testing::EmptyTestEventListener {
   void add_skipped_algorithm(const std::string& id, const std::string& reason);
 
   void OnTestEnd(const testing::TestInfo& info) override;
+  // A failure GoogleTest never saw: the test the watchdog gave up on.
+  void add_failure(const std::string& algorithm, const std::string& test,
+                   const std::string& message);
 
   size_t failed() const;
   size_t ran() const;
@@ -50,6 +53,7 @@ class Report : public testing::EmptyTestEventListener {
     std::map<std::string, size_t> declines;  // reason -> tests
   };
   Row& row(const std::string& id);
+  void add(TestRecord rec);  // with mu_ held
 
   mutable std::mutex mu_;  // the watchdog prints from its own thread
   std::vector<std::string> order_;

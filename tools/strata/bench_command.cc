@@ -150,6 +150,27 @@ BenchSetup describe_setup(const BenchOptions& o, const Sweep& sweep,
   return setup;
 }
 
+// Rounds of timed calls, algorithm after algorithm, so that whatever else
+// the machine does is spread over all of them alike.
+void time_interleaved(std::vector<std::unique_ptr<BenchRunner>>& runners,
+                      std::vector<bool>& active, std::vector<BenchRow>& rows,
+                      const BenchCall& call, uint64_t count, ReplicaBuffers& buffers,
+                      const TimingPolicy& policy) {
+  constexpr int kRounds = 5;
+  const bool adaptive = policy.iters <= 0;
+  const int total = adaptive ? policy.max_iters : policy.iters;
+  const int per_round = std::max(1, (total + kRounds - 1) / kRounds);
+  const int min_per_round = std::max(1, (policy.min_iters + kRounds - 1) / kRounds);
+  const double seconds = adaptive ? policy.target_seconds / kRounds : 0;
+  for (int round = 0; round < kRounds; ++round) {
+    for (size_t r = 0; r < runners.size(); ++r) {
+      if (!active[r]) continue;
+      active[r] = runners[r]->time_round(call, count, buffers, adaptive ? min_per_round : per_round,
+                                         per_round, seconds, rows[r]);
+    }
+  }
+}
+
 int run_bench(const BenchOptions& o, const std::string& command_line) {
   auto sweep = parse_sweep(o);
   if (!sweep.ok()) return report_error("bench", sweep.status());
@@ -199,13 +220,29 @@ int run_bench(const BenchOptions& o, const std::string& command_line) {
   Progress progress(static_cast<int>(counts.size() * runners.size()));
   int done = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
-    for (auto& runner : runners) {
-      progress.show(++done, format_size(sweep->sizes[i]) + "  " + runner->label());
-      BenchRow row = runner->measure(sweep->call, counts[i], *buffers,
-                                     pattern ? &*pattern : nullptr, sweep->timing);
-      compute_bandwidths(setup, row);
-      progress.clear();
-      report.add(std::move(row), std::cout);
+    progress.show(done += static_cast<int>(runners.size()), format_size(sweep->sizes[i]));
+    std::vector<BenchRow> rows(runners.size());
+    std::vector<bool> active(runners.size());
+    // Every algorithm times the same data: the pattern, freshly written.
+    Status prepared = pattern ? buffers->prepare(*pattern, counts[i]) : Status::Ok();
+    for (size_t r = 0; r < runners.size(); ++r) {
+      if (!prepared.ok()) {
+        rows[r].outcome = BenchRow::Outcome::kFailed;
+        rows[r].reason = prepared.to_string();
+        continue;
+      }
+      active[r] = runners[r]->begin(sweep->call, counts[i], *buffers, sweep->timing.warmup,
+                                    rows[r]);
+    }
+    time_interleaved(runners, active, rows, sweep->call, counts[i], *buffers, sweep->timing);
+    progress.clear();
+    for (size_t r = 0; r < runners.size(); ++r) {
+      if (active[r]) {
+        runners[r]->finish(sweep->call, counts[i], *buffers, pattern ? &*pattern : nullptr,
+                           rows[r]);
+      }
+      compute_bandwidths(setup, rows[r]);
+      report.add(std::move(rows[r]), std::cout);
     }
   }
   report.print_summary(std::cout);

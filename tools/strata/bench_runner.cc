@@ -83,56 +83,64 @@ void BenchRunner::fail(BenchRow& row, const Status& status) {
   if (fresh.ok()) ops_ = std::move(*fresh);
 }
 
-BenchRow BenchRunner::measure(const BenchCall& call, uint64_t count, ReplicaBuffers& buffers,
-                              const Pattern* pattern, const TimingPolicy& policy) {
-  BenchRow row;
+bool BenchRunner::begin(const BenchCall& call, uint64_t count, ReplicaBuffers& buffers,
+                        int warmup, BenchRow& row) {
+  samples_.clear();
   row.size = bytes_for_count(call.op, count, call.dtype, devices_);
   row.count = row.size / dtype_size(call.dtype);  // nccl-tests: size / element size
   row.algorithm = label();
   auto declined = decline_reason(call, count, row.chosen);
   if (!declined.ok()) {
     fail(row, declined.status());
-    return row;
+    return false;
   }
   if (declined->has_value()) {
     row.outcome = BenchRow::Outcome::kDeclined;
     row.reason = **declined;
-    return row;
+    return false;
   }
   const CallBuffers view = buffers.view(count);
-  // Every algorithm times the same data: the pattern, freshly written.
-  if (pattern != nullptr) {
-    if (Status s = buffers.prepare(*pattern, count); !s.ok()) {
+  for (int i = 0; i < warmup; ++i) {
+    Status s = run_once(call, view);
+    if (s.code() == Code::kNotSupported) {  // e.g. create() declined
+      row.outcome = BenchRow::Outcome::kDeclined;
+      row.reason = s.message();
+      return false;
+    }
+    if (!s.ok()) {
       fail(row, s);
-      return row;
+      return false;
     }
   }
-  auto timing = time_calls([&] { return run_once(call, view); }, policy);
-  if (!timing.ok()) {
-    if (timing.status().code() == Code::kNotSupported) {
-      row.outcome = BenchRow::Outcome::kDeclined;  // e.g. create() declined
-      row.reason = timing.status().message();
-    } else {
-      fail(row, timing.status());
-    }
-    return row;
-  }
-  row.timing = *timing;
-  if (pattern == nullptr || call.op == CollectiveKind::kBarrier) return row;
+  return true;
+}
+
+bool BenchRunner::time_round(const BenchCall& call, uint64_t count, ReplicaBuffers& buffers,
+                             int min_calls, int max_calls, double seconds, BenchRow& row) {
+  const CallBuffers view = buffers.view(count);
+  Status s = time_calls([&] { return run_once(call, view); }, min_calls, max_calls, seconds,
+                        samples_);
+  if (!s.ok()) fail(row, s);
+  return s.ok();
+}
+
+void BenchRunner::finish(const BenchCall& call, uint64_t count, ReplicaBuffers& buffers,
+                         const Pattern* pattern, BenchRow& row) {
+  row.timing = summarize(samples_);
+  if (pattern == nullptr || call.op == CollectiveKind::kBarrier) return;
   // The check: known inputs, sentinel outputs, one call, compare.
   Status s = buffers.prepare(*pattern, count);
-  if (s.ok()) s = run_once(call, view);
+  if (s.ok()) s = run_once(call, buffers.view(count));
   if (!s.ok()) {
     fail(row, s);
-    return row;
+    return;
   }
   auto wrong = buffers.count_wrong(*pattern, count, call.root);
   if (!wrong.ok()) {
     fail(row, wrong.status());
-    return row;
+    return;
   }
   row.wrong = *wrong;
-  return row;
 }
 
 }  // namespace strata::cli

@@ -38,11 +38,21 @@ class BenchRunner {
   std::string label() const { return algorithm_.empty() ? "auto" : algorithm_; }
   Team& team() { return ops_->team(); }
 
-  // One row: is the size accepted? then warm up and time the call, then run
-  // it once more on known data and count wrong elements (when `pattern` is
-  // given). Errors end up in the row; a failure is also printed on stderr.
-  BenchRow measure(const BenchCall& call, uint64_t count, ReplicaBuffers& buffers,
-                   const Pattern* pattern, const TimingPolicy& policy);
+  // A size is measured in three steps so that bench can interleave the
+  // algorithms round by round: background noise then falls on all of them
+  // alike, which is what makes "AUTO vs the best algorithm" a fair ratio.
+  //
+  // begin: is the size accepted? then warm up. Returns false when the row is
+  // already final (declined or failed).
+  bool begin(const BenchCall& call, uint64_t count, ReplicaBuffers& buffers, int warmup,
+             BenchRow& row);
+  // Time up to `max_calls` calls or `seconds`; false when a call failed.
+  bool time_round(const BenchCall& call, uint64_t count, ReplicaBuffers& buffers,
+                  int min_calls, int max_calls, double seconds, BenchRow& row);
+  // Summarise the samples, then run once more on known data and count wrong
+  // elements (when `pattern` is given).
+  void finish(const BenchCall& call, uint64_t count, ReplicaBuffers& buffers,
+              const Pattern* pattern, BenchRow& row);
 
  private:
   BenchRunner() = default;
@@ -57,6 +67,7 @@ class BenchRunner {
   int devices_ = 0;
   std::string algorithm_;
   std::unique_ptr<CollectiveOps> ops_;
+  std::vector<double> samples_;  // of the size being measured
 };
 
 }  // namespace strata::cli

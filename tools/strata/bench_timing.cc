@@ -77,31 +77,24 @@ uint64_t last_level_cache_bytes() {
   return 0;
 }
 
-StatusOr<Timing> time_calls(const std::function<Status()>& call, const TimingPolicy& policy) {
-  for (int i = 0; i < policy.warmup; ++i) STRATA_RETURN_IF_ERROR(call());
-
-  // Adaptive: keep timing until the budget is spent (and enough samples are
-  // in), so one slow call early on cannot shrink the sample.
-  const bool adaptive = policy.iters <= 0;
-  const auto max_samples = static_cast<size_t>(adaptive ? policy.max_iters : policy.iters);
-  const auto min_samples = static_cast<size_t>(adaptive ? policy.min_iters : policy.iters);
-  std::vector<double> samples;
-  samples.reserve(max_samples);
+Status time_calls(const std::function<Status()>& call, int min_calls, int max_calls,
+                  double seconds, std::vector<double>& samples) {
   const auto begin = Clock::now();
-  while (samples.size() < max_samples) {
+  for (int n = 0; n < max_calls; ++n) {
     const auto start = Clock::now();
     Status s = call();
     samples.push_back(seconds_since(start) * 1e6);
     STRATA_RETURN_IF_ERROR(s);
-    if (adaptive && samples.size() >= min_samples &&
-        seconds_since(begin) >= policy.target_seconds) {
-      break;
-    }
+    if (seconds > 0 && n + 1 >= min_calls && seconds_since(begin) >= seconds) break;
   }
-  const auto iters = static_cast<int>(samples.size());
+  return Status::Ok();
+}
+
+Timing summarize(std::vector<double> samples) {
   Timing t;
-  t.iters = iters;
-  t.mean_us = std::accumulate(samples.begin(), samples.end(), 0.0) / iters;
+  if (samples.empty()) return t;
+  t.iters = static_cast<int>(samples.size());
+  t.mean_us = std::accumulate(samples.begin(), samples.end(), 0.0) / t.iters;
   std::sort(samples.begin(), samples.end());
   const size_t mid = samples.size() / 2;
   t.median_us = samples.size() % 2 == 1 ? samples[mid] : (samples[mid - 1] + samples[mid]) / 2;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "core/common/status.h"
 
@@ -43,11 +44,15 @@ struct Timing {
   double max_us = 0;
 };
 
-// Calls `call` policy.warmup times, then times each following call on its
-// own (steady clock around the blocking call): policy.iters calls, or with
-// iters == 0 as many as fit in target_seconds, within [min_iters,
-// max_iters]. The first failing call's Status is returned unchanged.
-StatusOr<Timing> time_calls(const std::function<Status()>& call, const TimingPolicy& policy);
+// Times `call` one call at a time (steady clock around the blocking call),
+// appending microseconds to `samples`, until `max_calls` calls or, when
+// `seconds` > 0, that much time has passed (after at least `min_calls`).
+// The first failing call's Status is returned unchanged.
+Status time_calls(const std::function<Status()>& call, int min_calls, int max_calls,
+                  double seconds, std::vector<double>& samples);
+
+// Median, mean, min and max of the samples.
+Timing summarize(std::vector<double> samples);
 
 }  // namespace strata::cli
 

@@ -2,9 +2,12 @@
 // the C ABI (no SDK trampolines) so it can also break the rules the SDK
 // would hide. The suite's own test runs it and checks that each bug is
 // reported as the rule it breaks, and that the one correct algorithm passes.
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "strata/abi/plugin.h"
@@ -22,6 +25,7 @@ enum class Bug {
   kDeclinesF16,   // a correct all-gather that declines f16: declined, not passed
   kScribbles,     // a reduce that zeroes non-root outputs: rule 8
   kOverruns,      // a reduce_scatter that writes one element too many: rule 8
+  kBlocks,        // post() never returns, so core's deadline cannot help: rule 7
 };
 
 struct Call {
@@ -99,7 +103,8 @@ strata_status_t create(void* user_data, void*, const strata_call_t* call, void**
 
 strata_status_t post(void* op, strata_message_t) {
   const Call& c = *static_cast<Call*>(op);
-  if (c.call.desc->count == 0 && c.bug != Bug::kThrows && c.bug != Bug::kBadStatus) {
+  if (c.call.desc->count == 0 && c.bug != Bug::kThrows && c.bug != Bug::kBadStatus &&
+      c.bug != Bug::kBlocks) {
     return STRATA_OK;
   }
   switch (c.bug) {
@@ -114,6 +119,7 @@ strata_status_t post(void* op, strata_message_t) {
     case Bug::kDeclinesF16: all_gather(c.call); break;
     case Bug::kScribbles: reduce_and_scribble(c.call); break;
     case Bug::kOverruns: reduce_scatter_and_overrun(c.call); break;
+    case Bug::kBlocks: std::this_thread::sleep_for(std::chrono::hours(1)); break;
   }
   return STRATA_OK;
 }
@@ -143,10 +149,14 @@ Entry kEntries[] = {
     {"scribbles", STRATA_REDUCE, STRATA_SCOPE_LOCAL, Bug::kScribbles},
     {"overruns", STRATA_REDUCE_SCATTER, STRATA_SCOPE_LOCAL, Bug::kOverruns},
     {"multi_process", STRATA_ALL_REDUCE, STRATA_SCOPE_CROSS_PROCESS, Bug::kNone},
+    // Last: registered only for the watchdog's test, since it ends the run.
+    {"blocks_in_post", STRATA_BARRIER, STRATA_SCOPE_LOCAL, Bug::kBlocks},
 };
 
 strata_status_t register_all(const strata_registrar_t* registrar, strata_message_t msg) {
+  const bool with_blocking = std::getenv("STRATA_FAULTY_BLOCK") != nullptr;
   for (Entry& e : kEntries) {
+    if (e.bug == Bug::kBlocks && !with_blocking) continue;
     strata_algorithm_t t{};
     t.struct_size = sizeof t;
     t.name = e.name;
