@@ -21,10 +21,7 @@ struct CpuDeviceOptions {
   int count = 8;                                   // virtual devices
   uint64_t memory_per_device = uint64_t{16} << 30;  // accounting limit
   double bandwidth = 0;     // bytes/s one thread copies; 0: measure once
-  // s from enqueue to a worker starting the task. Workers poll for ~20 us
-  // before sleeping (cpu_stream.cc), so back-to-back work starts in ~1-3 us;
-  // an 8 B all_reduce over 4 devices measures ~3 us (docs/PERFORMANCE.md).
-  double launch_latency = 3e-6;
+  double launch_latency = 8e-6;  // s for a sleeping worker to start work
 };
 
 class CpuDeviceType final : public sdk::DeviceType {

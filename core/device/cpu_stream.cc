@@ -7,33 +7,14 @@
 
 namespace strata {
 
-namespace {
-
-// How long a thread polls before it sleeps on a condition variable. Waking a
-// sleeping thread costs a futex call plus a reschedule (5-10 us); small
-// collectives finish, and back-to-back calls arrive, well within this.
-constexpr std::chrono::microseconds kSpin{20};
-
-// Yield rather than pause: on a machine with more runnable threads than
-// cores (4 virtual devices on 2 cores) a pausing spinner would hold a core
-// the thread it waits for needs.
-void cpu_relax() { std::this_thread::yield(); }
-
-// Polls `ready` for up to kSpin (or `limit`, if sooner); true once it holds.
-template <class Ready>
-bool spin_until(Ready&& ready, std::chrono::nanoseconds limit = kSpin) {
-  const auto end = std::chrono::steady_clock::now() + std::min<std::chrono::nanoseconds>(limit, kSpin);
-  for (int i = 0;; ++i) {
-    if (ready()) return true;
-    cpu_relax();
-    if ((i & 7) == 7 && std::chrono::steady_clock::now() >= end) return ready();
-  }
-}
-
-}  // namespace
-
 bool CpuEvent::wait_for(uint64_t generation, std::chrono::nanoseconds timeout) {
-  if (spin_until([&] { return is_reached(generation); }, timeout)) return true;
+  // Most collectives finish within microseconds: spin a little first.
+  for (int i = 0; i < 256; ++i) {
+    if (is_reached(generation)) return true;
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+  }
   std::unique_lock lock(mu);
   return cv.wait_for(lock, timeout, [&] { return is_reached(generation); });
 }
@@ -62,7 +43,6 @@ void CpuStream::enqueue(CpuTask task) {
     std::lock_guard lock(mu_);
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
     queue_.push_back(std::move(task));
-    queued_.fetch_add(1, std::memory_order_release);
     wake = sleeping_;
   }
   if (wake) cv_.notify_one();
@@ -73,12 +53,6 @@ void CpuStream::run() {
   for (;;) {
     if (queue_.empty()) {
       if (stop_) return;
-      // Stay awake a moment: the next task of a collective usually follows.
-      const uint64_t seen = queued_.load(std::memory_order_acquire);
-      lock.unlock();
-      spin_until([&] { return queued_.load(std::memory_order_acquire) != seen; });
-      lock.lock();
-      if (!queue_.empty() || stop_) continue;
       sleeping_ = true;
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       sleeping_ = false;

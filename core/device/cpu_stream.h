@@ -69,7 +69,6 @@ class CpuStream {
   std::deque<CpuTask> queue_;
   bool stop_ = false;
   bool sleeping_ = false;
-  std::atomic<uint64_t> queued_{0};  // lets the worker poll without the lock
   std::thread thread_;  // started by the first enqueue
 };
 
