@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev          # JSON output of benchmarks
   libgtest-dev libgmock-dev   # tests
   libbenchmark-dev            # micro-benchmarks
+  zlib1g-dev                  # reading the .csv.gz example data
 )
 
 missing=()

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# The main job, on an existing build: what Strata loaded, how it chooses an
-# algorithm, and an all-reduce sweep on 4 virtual CPU devices with every
-# algorithm and AUTO, measured against this machine's memory bandwidth.
+# The main job, on an existing build: train the digits classifier with
+# MirroredStrategy on 4 virtual CPU devices, run the seeds' Dense(1)
+# example, then show what Strata loaded, how it chooses an algorithm, and an
+# all-reduce sweep measured against this machine's memory bandwidth.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 strata="$build/bin/strata"
 
+echo "### train_digits: MLP on the UCI digits, Mirrored on 4 virtual CPU devices"
+"$build/bin/train_digits" --config "$root/configs/mirrored_cpu.yaml" --epochs 15
+echo
+echo "### dense_y_equals_x: the seeds' Dense(1) learning y = x under Mirrored"
+"$build/bin/dense_y_equals_x" --devices 4
+echo
 echo "### strata info"
 "$strata" info
 echo

@@ -109,7 +109,7 @@ bool is_device_name(std::string_view text) {
 }
 
 Status parse_strategy(const YamlReader& r, StrategyConfig* out) {
-  STRATA_RETURN_IF_ERROR(r.require_map({"kind", "devices"}));
+  STRATA_RETURN_IF_ERROR(r.require_map({"kind", "devices", "parameter_device"}));
   if (auto kind = r.find("kind")) {
     STRATA_ASSIGN_OR_RETURN(std::string k, kind->as_string());
     if (std::find(kStrategyKinds.begin(), kStrategyKinds.end(), k) == kStrategyKinds.end()) {
@@ -129,6 +129,13 @@ Status parse_strategy(const YamlReader& r, StrategyConfig* out) {
       }
       out->devices.push_back(std::move(device));
     }
+  }
+  if (auto p = r.find("parameter_device")) {
+    STRATA_ASSIGN_OR_RETURN(std::string device, p->as_string());
+    if (!is_device_name(device)) {
+      return p->error("expected a device like cpu:0 (type:index), got '" + device + "'");
+    }
+    out->parameter_device = std::move(device);
   }
   return Status::Ok();
 }

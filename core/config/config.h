@@ -70,6 +70,7 @@ struct ClusterConfig {
 struct StrategyConfig {
   std::string kind = "default";        // default | one_device | mirrored | ...
   std::vector<std::string> devices;    // "cpu:0", "cpu:1"
+  std::string parameter_device;        // central_storage: where variables live
 };
 
 struct Config {

@@ -1,0 +1,62 @@
+// Input for a strategy's replicas, after strategy.distribute_dataset and
+// distribute_datasets_from_function:
+//
+//  - from a dataset of *global* batches: each batch is split along axis 0
+//    into one slice per replica, as evenly as possible. A last partial
+//    batch gives some replicas fewer rows (or none); the batch's true
+//    global size travels with it, so compute_average_loss divides by the
+//    rows that exist and the mean is right.
+//  - from a function of InputContext returning a dataset of *per-replica*
+//    batches: each step takes one element per replica, in replica order.
+#ifndef STRATA_CORE_STRATEGY_DISTRIBUTED_DATASET_H_
+#define STRATA_CORE_STRATEGY_DISTRIBUTED_DATASET_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "core/data/dataset.h"
+#include "core/strategy/strategy.h"
+#include "core/strategy/values.h"
+
+namespace strata {
+
+struct DistributedBatch {
+  PerReplica<Element> values;   // replica r's slice of every component
+  int64_t global_batch_size = 0;  // rows over all replicas in this step
+};
+
+class DistributedIterator {
+ public:
+  virtual ~DistributedIterator() = default;
+  // The next step's input; nullopt at the end.
+  virtual StatusOr<std::optional<DistributedBatch>> next() = 0;
+};
+
+class DistributedDataset {
+ public:
+  std::unique_ptr<DistributedIterator> make_iterator() const { return make_(); }
+
+ private:
+  friend StatusOr<DistributedDataset> distribute_dataset(const Strategy&, const Dataset&);
+  friend StatusOr<DistributedDataset> distribute_datasets_from_function(
+      const Strategy&, const std::function<StatusOr<Dataset>(const InputContext&)>&);
+  explicit DistributedDataset(std::function<std::unique_ptr<DistributedIterator>()> make)
+      : make_(std::move(make)) {}
+  std::function<std::unique_ptr<DistributedIterator>()> make_;
+};
+
+// `dataset` yields global batches (every component batched along axis 0).
+StatusOr<DistributedDataset> distribute_dataset(const Strategy& strategy, const Dataset& dataset);
+
+// fn is called once (one input pipeline in one process) with the context.
+StatusOr<DistributedDataset> distribute_datasets_from_function(
+    const Strategy& strategy, const std::function<StatusOr<Dataset>(const InputContext&)>& fn);
+
+// Splits rows [0, rows) into `parts` contiguous slices, sizes differing by
+// at most one, larger ones first: the split of a global batch.
+std::vector<std::pair<int64_t, int64_t>> even_row_split(int64_t rows, int parts);
+
+}  // namespace strata
+
+#endif  // STRATA_CORE_STRATEGY_DISTRIBUTED_DATASET_H_

@@ -1,0 +1,168 @@
+#include "core/strategy/distributed_variable.h"
+
+namespace strata {
+
+const char* aggregation_name(VariableAggregation aggregation) {
+  switch (aggregation) {
+    case VariableAggregation::kNone: return "NONE";
+    case VariableAggregation::kSum: return "SUM";
+    case VariableAggregation::kMean: return "MEAN";
+    case VariableAggregation::kOnlyFirstReplica: return "ONLY_FIRST_REPLICA";
+  }
+  return "?";
+}
+
+namespace {
+
+size_t copies_needed(const Strategy& strategy, VariableSynchronization sync) {
+  return sync == VariableSynchronization::kOnRead
+             ? static_cast<size_t>(strategy.num_replicas_in_sync())
+             : strategy.variable_devices().size();
+}
+
+}  // namespace
+
+DistributedVariable::DistributedVariable(Strategy& strategy, std::string name,
+                                         std::vector<Tensor*> copies,
+                                         VariableSynchronization synchronization,
+                                         VariableAggregation aggregation)
+    : strategy_(&strategy),
+      name_(std::move(name)),
+      copies_(std::move(copies)),
+      synchronization_(synchronization),
+      aggregation_(aggregation) {}
+
+StatusOr<std::shared_ptr<DistributedVariable>> DistributedVariable::create(
+    Strategy& strategy, std::string name, const Tensor& initial,
+    VariableSynchronization synchronization, VariableAggregation aggregation) {
+  std::vector<std::unique_ptr<Tensor>> owned;
+  std::vector<Tensor*> copies;
+  for (size_t i = 0; i < copies_needed(strategy, synchronization); ++i) {
+    owned.push_back(std::make_unique<Tensor>(initial));
+    copies.push_back(owned.back().get());
+  }
+  auto v = adopt(strategy, std::move(name), std::move(copies), synchronization, aggregation);
+  if (v.ok()) (*v)->owned_ = std::move(owned);
+  return v;
+}
+
+StatusOr<std::shared_ptr<DistributedVariable>> DistributedVariable::adopt(
+    Strategy& strategy, std::string name, std::vector<Tensor*> copies,
+    VariableSynchronization synchronization, VariableAggregation aggregation) {
+  const size_t want = copies_needed(strategy, synchronization);
+  if (copies.size() != want) {
+    return InvalidArgumentError("variable '" + name + "' under " + strategy.describe() +
+                                " needs " + std::to_string(want) + " copies, got " +
+                                std::to_string(copies.size()));
+  }
+  if (synchronization == VariableSynchronization::kOnRead &&
+      aggregation == VariableAggregation::kNone && strategy.num_replicas_in_sync() > 1) {
+    return InvalidArgumentError("sync-on-read variable '" + name +
+                                "' needs an aggregation (SUM, MEAN or ONLY_FIRST_REPLICA) to "
+                                "be read across replicas");
+  }
+  for (size_t i = 0; i < copies.size(); ++i) {
+    if (i > 0) *copies[i] = *copies[0];
+    copies[i]->set_device(synchronization == VariableSynchronization::kOnRead
+                              ? strategy.devices()[i]
+                              : strategy.variable_devices()[i]);
+  }
+  return std::shared_ptr<DistributedVariable>(new DistributedVariable(
+      strategy, std::move(name), std::move(copies), synchronization, aggregation));
+}
+
+const Tensor& DistributedVariable::local_value() const {
+  const ReplicaContext* ctx = get_replica_context();
+  return value(ctx != nullptr && &ctx->strategy() == strategy_ ? ctx->replica_id_in_sync_group()
+                                                               : 0);
+}
+
+StatusOr<Tensor> DistributedVariable::read_value() const {
+  if (synchronization_ == VariableSynchronization::kOnWrite || copies_.size() == 1 ||
+      aggregation_ == VariableAggregation::kOnlyFirstReplica) {
+    return *copies_[0];
+  }
+  Tensor sum = *copies_[0];
+  for (size_t i = 1; i < copies_.size(); ++i) {
+    for (int64_t k = 0; k < sum.size(); ++k) sum[k] += (*copies_[i])[k];
+  }
+  if (aggregation_ == VariableAggregation::kMean) {
+    for (float& x : sum.values()) x /= static_cast<float>(copies_.size());
+  }
+  return sum;
+}
+
+Status DistributedVariable::check_shape(const Tensor& value, const char* what) const {
+  if (value.shape() == shape()) return Status();
+  return InvalidArgumentError(std::string(what) + " of " + value.describe() + " to variable '" +
+                              name_ + "' of shape " + shape_string(shape()));
+}
+
+Status DistributedVariable::assign(const Tensor& value) { return write(value, false); }
+Status DistributedVariable::assign_add(const Tensor& delta) { return write(delta, true); }
+
+Status DistributedVariable::write(const Tensor& value, bool add) {
+  STRATA_RETURN_IF_ERROR(check_shape(value, add ? "assign_add" : "assign"));
+  ReplicaContext* ctx = get_replica_context();
+  if (ctx != nullptr && &ctx->strategy() == strategy_) {
+    return write_in_replica_context(*ctx, value, add);
+  }
+  // Cross-replica context: the same write to every copy. For ON_READ the
+  // copies hold parts of the value, so a plain assign goes through restore.
+  if (synchronization_ == VariableSynchronization::kOnRead && !add) return restore(value);
+  for (Tensor* copy : copies_) {
+    for (int64_t k = 0; k < copy->size(); ++k) {
+      (*copy)[k] = add ? (*copy)[k] + value[k] : value[k];
+    }
+  }
+  return Status();
+}
+
+Status DistributedVariable::write_in_replica_context(ReplicaContext& ctx, const Tensor& value,
+                                                     bool add) {
+  if (synchronization_ == VariableSynchronization::kOnRead) {
+    Tensor& mine = mutable_value(ctx.replica_id_in_sync_group());
+    for (int64_t k = 0; k < mine.size(); ++k) mine[k] = add ? mine[k] + value[k] : value[k];
+    return Status();
+  }
+  if (aggregation_ == VariableAggregation::kNone && ctx.num_replicas_in_sync() > 1) {
+    return FailedPreconditionError(
+        "variable '" + name_ + "' is mirrored with aggregation NONE, so replicas cannot write "
+        "it in a replica context (their writes would differ); give it an aggregation (SUM, "
+        "MEAN, ONLY_FIRST_REPLICA) or write it in the cross-replica context");
+  }
+  // As TF: combine the replicas' writes once, in the cross-replica context,
+  // and write the result to every copy.
+  auto merged = ctx.merge_call(
+      [&](Strategy& s, const PerReplica<Tensor>& writes) -> Status {
+        Tensor combined = writes[0];
+        if (aggregation_ == VariableAggregation::kSum ||
+            aggregation_ == VariableAggregation::kMean) {
+          const ReduceOp op =
+              aggregation_ == VariableAggregation::kSum ? ReduceOp::kSum : ReduceOp::kMean;
+          STRATA_ASSIGN_OR_RETURN(combined, s.reduce(op, writes));
+        }
+        for (Tensor* copy : copies_) {
+          for (int64_t k = 0; k < copy->size(); ++k) {
+            (*copy)[k] = add ? (*copy)[k] + combined[k] : combined[k];
+          }
+        }
+        return Status();
+      },
+      value);
+  return merged;
+}
+
+Status DistributedVariable::restore(const Tensor& value) {
+  STRATA_RETURN_IF_ERROR(check_shape(value, "restore"));
+  const bool split = synchronization_ == VariableSynchronization::kOnRead &&
+                     aggregation_ == VariableAggregation::kSum;
+  for (Tensor* copy : copies_) {
+    for (int64_t k = 0; k < copy->size(); ++k) {
+      (*copy)[k] = split ? value[k] / static_cast<float>(copies_.size()) : value[k];
+    }
+  }
+  return Status();
+}
+
+}  // namespace strata
