@@ -49,6 +49,13 @@ TEST_P(CheckpointAcrossStrategiesTest, RestoresIdenticalValuesUnderAnotherStrate
   ASSERT_TRUE(restored->restore(*checkpoint).ok());
   EXPECT_EQ(restored->global_step(), trained->global_step());
   expect_same_weights(*trained, *restored);
+  // Same weights, same predictions, whatever the replica count.
+  auto p1 = trained->predict(data);
+  auto p2 = restored->predict(data);
+  ASSERT_TRUE(p1.ok()) << p1.status();
+  ASSERT_TRUE(p2.ok()) << p2.status();
+  EXPECT_EQ(p1->shape(), (Shape{128, 10}));
+  EXPECT_LT(max_abs_difference(*p1, *p2), 1e-6);
 
   // Both continue identically: the optimizer's slots came along.
   ASSERT_TRUE(trained->fit(data).ok());
