@@ -111,7 +111,10 @@ StatusOr<Element> stack_elements(const std::vector<Element>& elements) {
   Element out;
   out.reserve(first.size());
   for (size_t c = 0; c < first.size(); ++c) {
-    Shape shape = first[c].shape();
+    // [elements, component shape...], built front to back: g++ 12 at -O3
+    // misreads vector::insert at begin() as a null dereference.
+    Shape shape{static_cast<int64_t>(elements.size())};
+    shape.insert(shape.end(), first[c].shape().begin(), first[c].shape().end());
     std::vector<float> values;
     values.reserve(elements.size() * static_cast<size_t>(first[c].size()));
     for (size_t e = 0; e < elements.size(); ++e) {
@@ -124,7 +127,6 @@ StatusOr<Element> stack_elements(const std::vector<Element>& elements) {
       }
       values.insert(values.end(), part.values().begin(), part.values().end());
     }
-    shape.insert(shape.begin(), static_cast<int64_t>(elements.size()));
     Tensor stacked(std::move(shape), std::move(values));
     stacked.set_device(first[c].device());
     out.push_back(std::move(stacked));

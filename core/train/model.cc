@@ -21,17 +21,17 @@ StatusOr<std::unique_ptr<Model>> Model::create(Mlp network, LossKind loss,
   const std::vector<std::string> names = network.parameter_names();
   const size_t copies = strategy.variable_devices().size();
   model->aliased_ = copies == static_cast<size_t>(n);
-  for (size_t p = 0; p < names.size(); ++p) {
-    StatusOr<VariablePtr> v = Status();
-    if (model->aliased_) {
-      std::vector<Tensor*> mine;
-      for (Mlp& replica : model->replicas_) mine.push_back(replica.parameters()[p]);
-      v = DistributedVariable::adopt(strategy, names[p], std::move(mine));
-    } else {
-      v = DistributedVariable::create(strategy, names[p], *network.parameters()[p]);
+  auto make_variable = [&](size_t p) -> StatusOr<VariablePtr> {
+    if (!model->aliased_) {
+      return DistributedVariable::create(strategy, names[p], *network.parameters()[p]);
     }
-    if (!v.ok()) return v.status();
-    model->variables_.push_back(*v);
+    std::vector<Tensor*> own;  // each replica's own tensor is its copy
+    for (Mlp& replica : model->replicas_) own.push_back(replica.parameters()[p]);
+    return DistributedVariable::adopt(strategy, names[p], std::move(own));
+  };
+  for (size_t p = 0; p < names.size(); ++p) {
+    STRATA_ASSIGN_OR_RETURN(VariablePtr v, make_variable(p));
+    model->variables_.push_back(std::move(v));
   }
   model->loss_metric_ = std::make_unique<MeanMetric>(strategy, "loss");
   model->accuracy_metric_ = std::make_unique<AccuracyMetric>(strategy, "accuracy");
