@@ -24,11 +24,16 @@ Status ReplicaRendezvous::arrive(int replica, const std::string& what, void* pay
   whats_[slot] = what;
   if (++arrived_ < replicas_) {
     const uint64_t generation = generation_;
-    const bool done = cv_.wait_until(lock, deadline, [&] {
-      return generation_ != generation || !aborted_.ok();
-    });
-    if (generation_ != generation) return result_;
-    if (!done) {
+    auto finished = [&] { return generation_ != generation; };
+    cv_.wait_until(lock, deadline, [&] { return finished() || running_ || !aborted_.ok(); });
+    if (running_ || finished()) {
+      // Everyone arrived and the step is using every replica's payload, so
+      // no replica may leave (and free its buffers) before it ends. The step
+      // bounds itself: a collective fails at its own deadline.
+      cv_.wait(lock, finished);
+      return result_;
+    }
+    if (aborted_.ok()) {
       aborted_ = missing_replicas_error(what, deadline);
       cv_.notify_all();
     }
@@ -48,9 +53,12 @@ Status ReplicaRendezvous::arrive(int replica, const std::string& what, void* pay
     }
   }
   std::vector<void*> payloads = payloads_;
+  running_ = true;
+  cv_.notify_all();  // waiters past their deadline now wait for the step
   lock.unlock();
   Status status = step(payloads);
   lock.lock();
+  running_ = false;
   result_ = status;
   arrived_ = 0;
   std::fill(payloads_.begin(), payloads_.end(), nullptr);

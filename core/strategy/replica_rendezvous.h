@@ -6,7 +6,9 @@
 // gets the step's Status.
 //
 // Nothing waits forever: a replica that does not arrive by the deadline
-// fails the step for all with the names of the missing replicas, and a
+// fails the step for all with the names of the missing replicas (once all
+// have arrived, they wait for the step itself, which uses their buffers and
+// has its own deadline), and a
 // replica whose function fails aborts the rendezvous so the others return
 // at once instead of waiting for a partner that will never come.
 #ifndef STRATA_CORE_STRATEGY_REPLICA_RENDEZVOUS_H_
@@ -53,6 +55,7 @@ class ReplicaRendezvous {
   uint64_t generation_ = 0;
   std::vector<void*> payloads_;
   std::vector<std::string> whats_;
+  bool running_ = false;  // the last arrival is running the step
   Status result_;
   Status aborted_;
   Clock::time_point started_;

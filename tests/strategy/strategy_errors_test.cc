@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "core/strategy/strategy.h"
 #include "strategy_test_util.h"
@@ -19,7 +20,9 @@ class StrategyErrorsTest : public ::testing::Test {
     runtime_ = make_runtime(8);
     ASSERT_NE(runtime_, nullptr);
     CommunicationOptions fast;
-    fast.timeout = 300ms;  // the deadline of every cross-replica call
+    // The deadline of every cross-replica call: short, so the test that
+    // waits for it is quick, yet long enough for a sanitized all-reduce.
+    fast.timeout = 1s;
     strategy_ = make_test_strategy(runtime_, {"mirrored", 4}, fast);
     ASSERT_NE(strategy_, nullptr);
   }
@@ -82,6 +85,26 @@ TEST_F(StrategyErrorsTest, AFailingReplicaReleasesTheOthersAtOnce) {
   EXPECT_EQ(out.code(), Code::kDataLoss) << out;
   EXPECT_NE(out.message().find("replica 2 of mirrored"), std::string::npos) << out;
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST_F(StrategyErrorsTest, AStepSlowerThanTheDeadlineKeepsEveryReplicaUntilItEnds) {
+  // Every replica arrived in time; the step (here a slow merge function)
+  // uses their buffers, so none may leave at its deadline and free them.
+  CommunicationOptions quick;
+  quick.timeout = 50ms;
+  auto strategy = make_test_strategy(runtime_, {"mirrored", 4}, quick);
+  ASSERT_NE(strategy, nullptr);
+  auto out = strategy->run([](ReplicaContext& ctx) {
+    const Tensor mine(Shape{1024}, static_cast<float>(ctx.replica_id_in_sync_group()));
+    return ctx.merge_call(
+        [](Strategy&, const PerReplica<Tensor>& all) {
+          std::this_thread::sleep_for(200ms);
+          return all[3][1023];
+        },
+        mine);
+  });
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int r = 0; r < 4; ++r) EXPECT_FLOAT_EQ((*out)[r], 3.0f);
 }
 
 TEST_F(StrategyErrorsTest, AThrowingReplicaBecomesAnInternalError) {
