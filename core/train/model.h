@@ -106,7 +106,6 @@ class Model {
   std::unique_ptr<MeanMetric> loss_metric_;
   std::unique_ptr<AccuracyMetric> accuracy_metric_;
   int64_t global_step_ = 0;
-  friend class ModelFit;
 };
 
 }  // namespace strata
