@@ -90,12 +90,30 @@ Status parse_plugins(const YamlReader& r, const fs::path& base_dir, PluginsConfi
 }
 
 Status parse_cluster(const YamlReader& r, ClusterConfig* out) {
-  STRATA_RETURN_IF_ERROR(r.require_map({"resolver"}));
+  STRATA_RETURN_IF_ERROR(r.require_map({"resolver", "store", "rendezvous_timeout", "heartbeat"}));
   // Plugins may register resolvers, so only the spelling is checked here.
   if (auto resolver = r.find("resolver")) {
     STRATA_ASSIGN_OR_RETURN(out->resolver,
                             read_name(*resolver, "resolver (auto, tf_config, slurm, mpi, "
                                                  "simple or a plugin's)"));
+  }
+  if (auto store = r.find("store")) {
+    STRATA_ASSIGN_OR_RETURN(std::string text, store->as_string());
+    const size_t colon = text.find(':');
+    if (text != "auto" && (colon == std::string::npos || colon == 0 ||
+                           colon + 1 == text.size() ||
+                           !is_valid_name(text.substr(0, colon)))) {
+      return store->error("expected 'auto' or <type>:<address> such as tcp:host:29500, "
+                          "file:/shared/dir or memory:name, got '" + text + "'");
+    }
+    out->store = std::move(text);
+    out->store_mark = store->mark();
+  }
+  STRATA_RETURN_IF_ERROR(r.get_duration("rendezvous_timeout", &out->rendezvous_timeout));
+  STRATA_RETURN_IF_ERROR(r.get_duration("heartbeat", &out->heartbeat));
+  if (out->rendezvous_timeout <= std::chrono::nanoseconds::zero() ||
+      out->heartbeat <= std::chrono::nanoseconds::zero()) {
+    return r.error("cluster.rendezvous_timeout and cluster.heartbeat must be positive");
   }
   return Status::Ok();
 }

@@ -65,6 +65,16 @@ struct DevicesConfig {
 
 struct ClusterConfig {
   std::string resolver = "auto";  // auto | tf_config | slurm | mpi | simple | <plugin's>
+  // Rendezvous store: "auto" (memory for one process, else TCP hosted by
+  // the chief at its address), or "<type>:<address>" such as
+  // "tcp:10.0.0.1:29500", "file:/shared/dir", "memory:name".
+  std::string store = "auto";
+  // How long forming a job (store connection, every rank arriving) may take.
+  std::chrono::nanoseconds rendezvous_timeout = std::chrono::seconds(120);
+  // How often each process proves it is alive through the store; a peer
+  // silent for several intervals is reported dead by the health check.
+  std::chrono::nanoseconds heartbeat = std::chrono::seconds(1);
+  SourceMark store_mark;
 };
 
 struct StrategyConfig {

@@ -1,0 +1,26 @@
+// Running a cluster resolver: the registry's resolver tables (core's
+// built-ins and plugins') turned into a validated ClusterSpec.
+#ifndef STRATA_CORE_CLUSTER_RESOLVE_H_
+#define STRATA_CORE_CLUSTER_RESOLVE_H_
+
+#include <string_view>
+
+#include "core/cluster/cluster_spec.h"
+#include "core/common/status.h"
+
+namespace strata {
+
+class Registry;
+
+// Resolves with the resolver called `name`. "auto" tries, in order:
+// tf_config, slurm, mpi (when a plugin registered it), every other plugin
+// resolver by name, then simple (which always answers: a single process
+// when its variables are unset). A resolver answering NOT_SUPPORTED is
+// skipped; any other error stops the search and is returned, naming the
+// resolver and the variable at fault. STRATA_DEVICES_PER_WORKER ("2" or
+// "cpu:2") fills devices when the resolver did not say.
+StatusOr<ClusterSpec> resolve_cluster(const Registry& registry, std::string_view name);
+
+}  // namespace strata
+
+#endif  // STRATA_CORE_CLUSTER_RESOLVE_H_
