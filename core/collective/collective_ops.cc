@@ -1,6 +1,7 @@
 #include "core/collective/collective_ops.h"
 
 #include "core/collective/algorithm_call.h"
+#include "core/collective/call_agreement.h"
 #include "core/collective/call_checks.h"
 #include "core/collective/progress.h"
 #include "core/runtime/runtime.h"
@@ -76,13 +77,24 @@ strata_call_desc_t CollectiveOps::describe(CollectiveKind kind, DType dtype, uin
 }
 
 StatusOr<const AlgorithmEntry*> CollectiveOps::select(const strata_call_desc_t& desc,
-                                                      const std::string& forced) {
+                                                      const std::string& forced, bool* fresh) {
   const SelectionKey key{desc.op, desc.dtype, desc.redop, desc.count, desc.root, desc.in_place,
                          forced};
+  *fresh = false;
   if (const AlgorithmEntry* hit = team_->cached_selection(key)) return hit;
-  STRATA_ASSIGN_OR_RETURN(Selection sel, selector_.select(desc, forced));
-  team_->cache_selection(key, sel.chosen);
-  return sel.chosen;
+  if (composed_shapes_.count(key) != 0) {
+    return NotSupportedError("no single algorithm covers this team; composed");
+  }
+  *fresh = true;
+  auto sel = selector_.select(desc, forced);
+  if (!sel.ok()) {
+    if (sel.status().code() == Code::kNotSupported && forced.empty()) {
+      composed_shapes_.insert(key);
+    }
+    return sel.status();
+  }
+  team_->cache_selection(key, sel->chosen);
+  return sel->chosen;
 }
 
 StatusOr<Selection> CollectiveOps::explain(CollectiveKind op, DType dtype, uint64_t count,
@@ -112,14 +124,27 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
 
   const strata_call_desc_t desc =
       describe(kind, shape->dtype, shape->count, op, root, shape->in_place);
-  auto chosen = select(desc, options.algorithm);
-  if (!chosen.ok()) return chosen.status().with_context(team_->context(nullptr, op_name, 0));
+  bool fresh = false;
+  auto chosen = select(desc, options.algorithm, &fresh);
+  if (!chosen.ok()) {
+    if (should_compose(chosen.status(), options)) {
+      return run_composed(kind, inputs, outputs, op, root, desc, options);
+    }
+    return chosen.status().with_context(team_->context(nullptr, op_name, 0));
+  }
   const AlgorithmEntry& algo = **chosen;
 
   const uint64_t sequence = team_->next_sequence();
   const std::string context = team_->context(&algo, op_name, sequence);
   const auto timeout = options.timeout.value_or(config_.timeout);
   const Deadline deadline = deadline_after(timeout);
+  if (fresh && team_->multi_process()) {
+    Status agreed = agree_on_call(*team_, desc, sequence, deadline);
+    if (!agreed.ok()) {
+      team_->mark_broken(agreed);
+      return agreed.with_context(context);
+    }
+  }
 
   auto state = team_->state_for(algo, deadline);
   if (!state.ok()) {
@@ -142,9 +167,40 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
 
   auto operation = Operation::create(algo, *state, call);
   if (!operation.ok()) return operation.status().with_context(context);
-  Status result = drive_to_completion(*operation, deadline, timeout);
+  std::function<Status()> health;
+  if (team_->multi_process()) health = [this] { return team_->check_health(); };
+  Status result = drive_to_completion(*operation, deadline, timeout, health);
   if (!result.ok()) {
     // Peers may be mid-call: the team's sequence can no longer be trusted.
+    team_->mark_broken(result);
+    return result.with_context(context);
+  }
+  return Status::Ok();
+}
+
+bool CollectiveOps::should_compose(const Status& selection, const CallOptions& options) const {
+  return selection.code() == Code::kNotSupported && options.algorithm.empty() &&
+         team_->multi_process() && team_->local_count() > 1;
+}
+
+Status CollectiveOps::run_composed(CollectiveKind kind, std::span<const Buffer> inputs,
+                                   std::span<const Buffer> outputs, ReduceOp op, int root,
+                                   const strata_call_desc_t& desc, const CallOptions& options) {
+  const std::string context = team_->context(nullptr, std::string(collective_name(kind)) +
+                                                          " (composed: local, cross-process, "
+                                                          "local)", 0);
+  const auto timeout = options.timeout.value_or(config_.timeout);
+  const Deadline deadline = deadline_after(timeout);
+  if (!composed_) {
+    auto made = ComposedCollective::create(*team_, config_);
+    if (!made.ok()) {
+      team_->mark_broken(made.status());
+      return made.status().with_context(context);
+    }
+    composed_ = std::move(*made);
+  }
+  Status result = composed_->run(kind, inputs, outputs, op, root, desc.count, deadline);
+  if (!result.ok()) {
     team_->mark_broken(result);
     return result.with_context(context);
   }

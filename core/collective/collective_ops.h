@@ -13,11 +13,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/collective/buffer.h"
+#include "core/collective/composed_collective.h"
 #include "core/collective/packing.h"
 #include "core/collective/selector.h"
 #include "core/collective/team.h"
@@ -87,14 +89,23 @@ class CollectiveOps {
                     const CallOptions& options);
   strata_call_desc_t describe(CollectiveKind kind, DType dtype, uint64_t count, ReduceOp op,
                               int root, bool in_place) const;
+  // `fresh` is set when this shape was not selected before on this team.
   StatusOr<const AlgorithmEntry*> select(const strata_call_desc_t& desc,
-                                         const std::string& forced);
+                                         const std::string& forced, bool* fresh);
+  // Whether a failed selection should fall back to composition: a team of
+  // several processes with several devices each, and nothing forced.
+  bool should_compose(const Status& selection, const CallOptions& options) const;
+  Status run_composed(CollectiveKind kind, std::span<const Buffer> inputs,
+                      std::span<const Buffer> outputs, ReduceOp op, int root,
+                      const strata_call_desc_t& desc, const CallOptions& options);
 
   std::mutex mu_;
   std::unique_ptr<Team> team_;
   CollectivesConfig config_;
   Selector selector_;
   PackScratch scratch_;
+  std::unique_ptr<ComposedCollective> composed_;  // built on the first composed call
+  std::set<SelectionKey> composed_shapes_;
   friend class PackRunner;
 };
 

@@ -13,15 +13,30 @@ constexpr std::chrono::milliseconds kMaxSlice{50};
 
 }  // namespace
 
-Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanoseconds timeout) {
+Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanoseconds timeout,
+                           const std::function<Status()>& health) {
   STRATA_RETURN_IF_ERROR(op.post());
   sdk::Backoff backoff;
+  auto next_health_check = Clock::now() + kHealthInterval;
   for (;;) {
     const auto now = Clock::now();
     if (now >= deadline) {
       op.abort();
-      return TimedOutError("did not finish within " + format_duration(timeout) +
+      std::string why;
+      if (health) {
+        Status h = health();
+        if (!h.ok()) why = "; health check: " + h.message();
+      }
+      return TimedOutError("did not finish within " + format_duration(timeout) + why +
                            "; aborted, and the team is unusable until rebuilt");
+    }
+    if (health && now >= next_health_check) {
+      Status h = health();
+      if (!h.ok()) {
+        op.abort();
+        return h.prefixed("aborted while waiting on peers");
+      }
+      next_health_check = Clock::now() + kHealthInterval;
     }
     const auto slice = std::min<std::chrono::nanoseconds>(deadline - now, kMaxSlice);
     StatusOr<bool> done = op.can_wait() ? op.wait(slice) : op.test();

@@ -4,6 +4,8 @@
 #ifndef STRATA_CORE_COLLECTIVE_PROGRESS_H_
 #define STRATA_CORE_COLLECTIVE_PROGRESS_H_
 
+#include <functional>
+
 #include "core/collective/algorithm_call.h"
 #include "core/common/clock.h"
 #include "core/common/status.h"
@@ -12,7 +14,15 @@ namespace strata {
 
 // post(), then wait()/test() until done, an error, or `deadline` (then
 // abort() and TIMED_OUT). `timeout` is only for the message.
-Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanoseconds timeout);
+//
+// `health` (may be empty), for calls that wait on other processes: asked
+// every kHealthInterval while the call runs and once more at the deadline.
+// An error from it (PEER_FAILED naming the dead ranks) aborts the call at
+// once instead of waiting out the deadline: a dead peer is reported by rank.
+Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanoseconds timeout,
+                           const std::function<Status()>& health = {});
+
+inline constexpr std::chrono::milliseconds kHealthInterval{200};
 
 }  // namespace strata
 

@@ -46,25 +46,35 @@ StatusOr<std::unique_ptr<Team>> Team::create(std::shared_ptr<Runtime> runtime, T
   if (spec.process_count > 1 && spec.store == nullptr) {
     return InvalidArgumentError("a team spanning processes needs a rendezvous store");
   }
-  return std::unique_ptr<Team>(new Team(std::move(runtime), std::move(spec)));
+  const auto formation = spec.formation_timeout;
+  std::unique_ptr<Team> team(new Team(std::move(runtime), std::move(spec)));
+  if (team->multi_process()) {
+    STRATA_RETURN_IF_ERROR(team->agree_with_peers(deadline_after(formation)));
+  }
+  return team;
 }
 
 Team::Team(std::shared_ptr<Runtime> runtime, TeamSpec spec)
     : runtime_(std::move(runtime)), devices_(std::move(spec.local_devices)) {
   const uint64_t id = spec.team_id != 0 ? spec.team_id : fresh_team_id();
-  if (spec.store != nullptr) {
-    store_ = std::make_unique<PrefixStore>(*spec.store, "team/" + std::to_string(id));
+  job_store_ = spec.store;
+  spec_ = std::move(spec);
+  spec_.local_devices.clear();
+  if (job_store_ != nullptr && spec_.process_count > 1) {
+    store_ = std::make_unique<PrefixStore>(*job_store_, "team/" + std::to_string(id));
+  } else {
+    job_store_ = nullptr;
   }
   desc_.struct_size = sizeof desc_;
   desc_.team_id = id;
-  desc_.process_rank = spec.process_rank;
-  desc_.process_count = spec.process_count;
+  desc_.process_rank = spec_.process_rank;
+  desc_.process_count = spec_.process_count;
   desc_.local_count = static_cast<uint32_t>(devices_.size());
   desc_.local_devices = devices_.data();
   // Replicas are numbered process by process; every process drives the same
   // number of local devices (checked at rendezvous for multi-process teams).
-  desc_.replica_offset = spec.process_rank * static_cast<int32_t>(devices_.size());
-  desc_.replica_count = spec.process_count * static_cast<int32_t>(devices_.size());
+  desc_.replica_offset = spec_.process_rank * static_cast<int32_t>(devices_.size());
+  desc_.replica_count = spec_.process_count * static_cast<int32_t>(devices_.size());
   desc_.store = store_.get();
 }
 
@@ -80,6 +90,16 @@ StatusOr<void*> Team::state_for(const AlgorithmEntry& algo, Deadline deadline) {
   if (!state.ok()) return state.status();
   states_.emplace(&algo, *state);
   return *state;
+}
+
+Status Team::check_health() const {
+  if (!multi_process() || !spec_.health_check) return Status::Ok();
+  return spec_.health_check();
+}
+
+std::string Team::describe_process(int process_rank) const {
+  if (spec_.describe_process) return spec_.describe_process(process_rank);
+  return "rank " + std::to_string(process_rank);
 }
 
 const AlgorithmEntry* Team::cached_selection(const SelectionKey& key) const {

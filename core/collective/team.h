@@ -5,7 +5,9 @@
 #ifndef STRATA_CORE_COLLECTIVE_TEAM_H_
 #define STRATA_CORE_COLLECTIVE_TEAM_H_
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,6 +32,14 @@ struct TeamSpec {
   int process_count = 1;
   Store* store = nullptr;   // required when process_count > 1; not owned
   uint64_t team_id = 0;     // 0: a fresh id, unique within this process
+  // Multi-process teams: how long forming the team may take — every process
+  // arriving and agreeing on devices per process, plugins and config.
+  std::chrono::nanoseconds formation_timeout = std::chrono::seconds(120);
+  // Multi-process teams: asked while a call waits on peers; an error
+  // (PEER_FAILED naming the dead ranks) ends the call before its deadline.
+  std::function<Status()> health_check;
+  // Names a process rank in messages ("worker 1"); default "rank 1".
+  std::function<std::string(int)> describe_process;
 };
 
 // What selection depends on: equal keys always pick the same algorithm.
@@ -58,6 +68,16 @@ class Team {
 
   uint64_t next_sequence() { return sequence_++; }
 
+  bool multi_process() const { return desc_.process_count > 1; }
+  // The team's own key space of the job store; null for one process.
+  Store* store() const { return store_.get(); }
+  // The job store itself, for sub-teams (composition); null for one process.
+  Store* job_store() const { return job_store_; }
+  const TeamSpec& spec() const { return spec_; }
+  // OK, or PEER_FAILED naming dead processes (always OK for one process).
+  Status check_health() const;
+  std::string describe_process(int process_rank) const;
+
   // OK, or the failure that made this team unusable.
   const Status& broken() const { return broken_; }
   void mark_broken(const Status& cause) { if (broken_.ok()) broken_ = cause; }
@@ -73,8 +93,12 @@ class Team {
  private:
   Team(std::shared_ptr<Runtime> runtime, TeamSpec spec);
 
+  Status agree_with_peers(Deadline deadline);
+
   std::shared_ptr<Runtime> runtime_;  // keeps plugins loaded while we live
   std::vector<strata_device_t> devices_;
+  TeamSpec spec_;                      // local_devices moved into devices_
+  Store* job_store_ = nullptr;
   std::unique_ptr<PrefixStore> store_;
   strata_team_desc_t desc_{};
   std::map<const AlgorithmEntry*, void*> states_;
