@@ -19,8 +19,10 @@ namespace {
 
 class SplittingIterator final : public DistributedIterator {
  public:
-  SplittingIterator(std::unique_ptr<Iterator> input, int replicas)
-      : input_(std::move(input)), replicas_(replicas) {}
+  // Splits every batch into `parts` slices and keeps `keep` of them from
+  // `first` on: this worker's replicas' share of the global batch.
+  SplittingIterator(std::unique_ptr<Iterator> input, int parts, int first, int keep)
+      : input_(std::move(input)), parts_(parts), first_(first), keep_(keep) {}
 
   StatusOr<std::optional<DistributedBatch>> next() override {
     STRATA_ASSIGN_OR_RETURN(std::optional<Element> global, input_->next());
@@ -40,7 +42,9 @@ class SplittingIterator final : public DistributedIterator {
     DistributedBatch batch;
     batch.global_batch_size = rows;
     std::vector<Element> per_replica;
-    for (const auto& [begin, end] : even_row_split(rows, replicas_)) {
+    const auto slices = even_row_split(rows, parts_);
+    for (int s = first_; s < first_ + keep_; ++s) {
+      const auto [begin, end] = slices[static_cast<size_t>(s)];
       Element slice;
       for (const Tensor& c : *global) slice.push_back(c.slice_rows(begin, end));
       per_replica.push_back(std::move(slice));
@@ -51,13 +55,17 @@ class SplittingIterator final : public DistributedIterator {
 
  private:
   std::unique_ptr<Iterator> input_;
-  int replicas_;
+  int parts_;
+  int first_;
+  int keep_;
 };
 
 class PerReplicaIterator final : public DistributedIterator {
  public:
-  PerReplicaIterator(std::unique_ptr<Iterator> input, int replicas)
-      : input_(std::move(input)), replicas_(replicas) {}
+  // `workers`: every worker's pipeline yields batches like this one's, so
+  // the global batch is this worker's rows times the worker count.
+  PerReplicaIterator(std::unique_ptr<Iterator> input, int replicas, int workers)
+      : input_(std::move(input)), replicas_(replicas), workers_(workers) {}
 
   StatusOr<std::optional<DistributedBatch>> next() override {
     DistributedBatch batch;
@@ -78,6 +86,7 @@ class PerReplicaIterator final : public DistributedIterator {
       }
       per_replica.push_back(std::move(*element));
     }
+    batch.global_batch_size *= workers_;
     batch.values = PerReplica<Element>(std::move(per_replica));
     return std::optional<DistributedBatch>(std::move(batch));
   }
@@ -85,29 +94,42 @@ class PerReplicaIterator final : public DistributedIterator {
  private:
   std::unique_ptr<Iterator> input_;
   int replicas_;
+  int workers_;
 };
 
 }  // namespace
 
-StatusOr<DistributedDataset> distribute_dataset(const Strategy& strategy, const Dataset& dataset) {
-  const int replicas = strategy.num_replicas_in_sync();
-  return DistributedDataset([dataset, replicas] {
+StatusOr<DistributedDataset> distribute_dataset(const Strategy& strategy, const Dataset& dataset,
+                                                AutoShardPolicy policy) {
+  if (policy == AutoShardPolicy::kFile) {
+    return InvalidArgumentError("auto-shard policy FILE needs a dataset read from files; Strata "
+                                "datasets are in memory: use AUTO or DATA");
+  }
+  const int local = strategy.num_local_replicas();
+  int parts = strategy.num_replicas_in_sync();
+  int first = strategy.first_replica_id();
+  if (policy == AutoShardPolicy::kOff) {
+    parts = local;
+    first = 0;
+  }
+  return DistributedDataset([dataset, parts, first, local] {
     return std::unique_ptr<DistributedIterator>(
-        std::make_unique<SplittingIterator>(dataset.make_iterator(), replicas));
+        std::make_unique<SplittingIterator>(dataset.make_iterator(), parts, first, local));
   });
 }
 
 StatusOr<DistributedDataset> distribute_datasets_from_function(
     const Strategy& strategy, const std::function<StatusOr<Dataset>(const InputContext&)>& fn) {
   InputContext context;
-  context.num_input_pipelines = 1;
-  context.input_pipeline_id = 0;
+  context.num_input_pipelines = strategy.worker_count();
+  context.input_pipeline_id = strategy.worker_rank();
   context.num_replicas_in_sync = strategy.num_replicas_in_sync();
   STRATA_ASSIGN_OR_RETURN(Dataset dataset, fn(context));
-  const int replicas = strategy.num_replicas_in_sync();
-  return DistributedDataset([dataset, replicas] {
+  const int replicas = strategy.num_local_replicas();
+  const int workers = strategy.worker_count();
+  return DistributedDataset([dataset, replicas, workers] {
     return std::unique_ptr<DistributedIterator>(
-        std::make_unique<PerReplicaIterator>(dataset.make_iterator(), replicas));
+        std::make_unique<PerReplicaIterator>(dataset.make_iterator(), replicas, workers));
   });
 }
 

@@ -21,6 +21,16 @@
 
 namespace strata {
 
+// How a dataset of global batches is divided between the workers of a
+// multi-worker strategy (TF's tf.data.experimental.AutoShardPolicy).
+//   AUTO: DATA — Strata datasets are in memory, there are no files to shard.
+//   DATA: every worker reads the same global batches and keeps the rows of
+//         its own replicas; together the workers take each batch once.
+//   OFF:  no sharding: each worker splits every global batch among its own
+//         replicas, so every worker trains on the whole dataset.
+// FILE is refused with that reason. One worker: every policy is the same.
+enum class AutoShardPolicy { kAuto, kData, kOff, kFile };
+
 struct DistributedBatch {
   PerReplica<Element> values;   // replica r's slice of every component
   int64_t global_batch_size = 0;  // rows over all replicas in this step
@@ -38,7 +48,8 @@ class DistributedDataset {
   std::unique_ptr<DistributedIterator> make_iterator() const { return make_(); }
 
  private:
-  friend StatusOr<DistributedDataset> distribute_dataset(const Strategy&, const Dataset&);
+  friend StatusOr<DistributedDataset> distribute_dataset(const Strategy&, const Dataset&,
+                                                         AutoShardPolicy);
   friend StatusOr<DistributedDataset> distribute_datasets_from_function(
       const Strategy&, const std::function<StatusOr<Dataset>(const InputContext&)>&);
   explicit DistributedDataset(std::function<std::unique_ptr<DistributedIterator>()> make)
@@ -47,9 +58,12 @@ class DistributedDataset {
 };
 
 // `dataset` yields global batches (every component batched along axis 0).
-StatusOr<DistributedDataset> distribute_dataset(const Strategy& strategy, const Dataset& dataset);
+StatusOr<DistributedDataset> distribute_dataset(const Strategy& strategy, const Dataset& dataset,
+                                                AutoShardPolicy policy = AutoShardPolicy::kAuto);
 
-// fn is called once (one input pipeline in one process) with the context.
+// fn is called once per process with the context: input_pipeline_id is the
+// worker's rank and num_input_pipelines the worker count, so fn shards its
+// own input (TF's distribute_datasets_from_function).
 StatusOr<DistributedDataset> distribute_datasets_from_function(
     const Strategy& strategy, const std::function<StatusOr<Dataset>(const InputContext&)>& fn);
 

@@ -16,7 +16,7 @@ namespace {
 
 size_t copies_needed(const Strategy& strategy, VariableSynchronization sync) {
   return sync == VariableSynchronization::kOnRead
-             ? static_cast<size_t>(strategy.num_replicas_in_sync())
+             ? static_cast<size_t>(strategy.num_local_replicas())
              : strategy.variable_devices().size();
 }
 
@@ -67,13 +67,19 @@ StatusOr<std::shared_ptr<DistributedVariable>> DistributedVariable::adopt(
                               ? strategy.devices()[i]
                               : strategy.variable_devices()[i]);
   }
+  if (synchronization == VariableSynchronization::kOnWrite) {
+    // Workers may have initialised differently (seeds, restored files):
+    // every worker starts from the chief's values, as in TF.
+    STRATA_RETURN_IF_ERROR(strategy.sync_initial_values(copies).prefixed(
+        "variable '" + name + "': broadcasting the chief's initial value"));
+  }
   return std::shared_ptr<DistributedVariable>(new DistributedVariable(
       strategy, std::move(name), std::move(copies), synchronization, aggregation));
 }
 
 const Tensor& DistributedVariable::local_value() const {
   const ReplicaContext* ctx = get_replica_context();
-  return value(ctx != nullptr && &ctx->strategy() == strategy_ ? ctx->replica_id_in_sync_group()
+  return value(ctx != nullptr && &ctx->strategy() == strategy_ ? ctx->local_replica_id()
                                                                : 0);
 }
 
@@ -81,6 +87,15 @@ StatusOr<Tensor> DistributedVariable::read_value() const {
   if (synchronization_ == VariableSynchronization::kOnWrite || copies_.size() == 1 ||
       aggregation_ == VariableAggregation::kOnlyFirstReplica) {
     return *copies_[0];
+  }
+  if (strategy_->worker_count() > 1) {
+    // The other workers hold the rest of the value: reading it is a
+    // collective, made by every worker together (as in TF).
+    std::vector<Tensor> local;
+    for (const Tensor* c : copies_) local.push_back(*c);
+    return strategy_->reduce(aggregation_ == VariableAggregation::kMean ? ReduceOp::kMean
+                                                                        : ReduceOp::kSum,
+                             PerReplica<Tensor>(std::move(local)));
   }
   Tensor sum = *copies_[0];
   for (size_t i = 1; i < copies_.size(); ++i) {
@@ -121,7 +136,7 @@ Status DistributedVariable::write(const Tensor& value, bool add) {
 Status DistributedVariable::write_in_replica_context(ReplicaContext& ctx, const Tensor& value,
                                                      bool add) {
   if (synchronization_ == VariableSynchronization::kOnRead) {
-    Tensor& mine = mutable_value(ctx.replica_id_in_sync_group());
+    Tensor& mine = mutable_value(ctx.local_replica_id());
     for (int64_t k = 0; k < mine.size(); ++k) mine[k] = add ? mine[k] + value[k] : value[k];
     return Status();
   }
@@ -159,7 +174,8 @@ Status DistributedVariable::restore(const Tensor& value) {
                      aggregation_ == VariableAggregation::kSum;
   for (Tensor* copy : copies_) {
     for (int64_t k = 0; k < copy->size(); ++k) {
-      (*copy)[k] = split ? value[k] / static_cast<float>(copies_.size()) : value[k];
+      (*copy)[k] = split ? value[k] / static_cast<float>(strategy_->num_replicas_in_sync())
+                         : value[k];
     }
   }
   return Status();

@@ -12,6 +12,10 @@ ReplicaContext::ReplicaContext(Strategy& strategy, int replica_id)
 
 int ReplicaContext::num_replicas_in_sync() const { return strategy_->num_replicas_in_sync(); }
 
+int ReplicaContext::replica_id_in_sync_group() const {
+  return strategy_->first_replica_id() + replica_id_;
+}
+
 strata_device_t ReplicaContext::device() const {
   return strategy_->devices()[static_cast<size_t>(replica_id_)];
 }
@@ -57,7 +61,8 @@ StatusOr<Tensor> ReplicaContext::all_gather(const Tensor& value, int axis) {
   STRATA_RETURN_IF_ERROR(rendezvous(what, &mine, [&](std::span<void* const> payloads) {
     std::vector<Tensor> parts;
     for (void* p : payloads) parts.push_back(*static_cast<Payload*>(p)->in);
-    STRATA_ASSIGN_OR_RETURN(Tensor joined, concat_axis(parts, axis));
+    detail::CrossReplicaSection section;
+    STRATA_ASSIGN_OR_RETURN(Tensor joined, strategy_->gather(PerReplica<Tensor>(parts), axis));
     for (size_t r = 0; r < payloads.size(); ++r) {
       Tensor& dst = *static_cast<Payload*>(payloads[r])->out;
       dst = joined;

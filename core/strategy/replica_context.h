@@ -23,10 +23,15 @@ class Strategy;
 
 class ReplicaContext {
  public:
-  ReplicaContext(Strategy& strategy, int replica_id);
+  // `local_id`: the replica's index among this process's replicas.
+  ReplicaContext(Strategy& strategy, int local_id);
 
   Strategy& strategy() const { return *strategy_; }
-  int replica_id_in_sync_group() const { return replica_id_; }
+  // This replica's id in the whole job (TF's replica_id_in_sync_group).
+  int replica_id_in_sync_group() const;
+  // Its index among this process's replicas: what indexes PerReplica values
+  // and per-replica copies here.
+  int local_replica_id() const { return replica_id_; }
   int num_replicas_in_sync() const;
   strata_device_t device() const;
 

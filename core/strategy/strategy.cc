@@ -121,7 +121,7 @@ Status Strategy::run_replicas(const std::function<Status(ReplicaContext&)>& body
                                    "the cross-replica context");
   }
   rendezvous_->reset();
-  const int n = num_replicas_in_sync();
+  const int n = num_local_replicas();
   std::vector<Status> statuses(static_cast<size_t>(n));
   if (pool_ != nullptr) {
     pool_->start([&](int replica) {
@@ -143,8 +143,15 @@ Status Strategy::run_replicas(const std::function<Status(ReplicaContext&)>& body
   return fallback != nullptr ? *fallback : Status();
 }
 
+Status Strategy::sync_initial_values(std::span<Tensor* const>) { return Status(); }
+
+void Strategy::set_workers(int worker_rank, int worker_count) {
+  worker_rank_ = worker_rank;
+  worker_count_ = worker_count;
+}
+
 Status Strategy::check_replica_values(std::span<std::vector<Tensor*>> per_replica) const {
-  const int n = num_replicas_in_sync();
+  const int n = num_local_replicas();
   if (static_cast<int>(per_replica.size()) != n) {
     return InvalidArgumentError("all_reduce: got values of " + std::to_string(per_replica.size()) +
                                 " replica(s) for " + describe());
@@ -188,14 +195,16 @@ Status Strategy::all_reduce_replicas(ReduceOp op, std::span<std::vector<Tensor*>
 
 StatusOr<Tensor> Strategy::reduce(ReduceOp op, const PerReplica<Tensor>& value,
                                   std::optional<int> axis) {
-  const int n = num_replicas_in_sync();
+  const int n = num_local_replicas();
   if (value.num_replicas() != n) {
     return InvalidArgumentError("reduce: the value holds " + std::to_string(value.num_replicas()) +
                                 " replica value(s) but " + describe() + " has " +
-                                std::to_string(n));
+                                std::to_string(n) + " local replica(s)");
   }
   std::vector<Tensor> partial;
-  double rows = 0;
+  // Each replica's row count rides along in the same all-reduce, so a mean
+  // over a batch axis divides by the rows of every replica of every worker.
+  std::vector<Tensor> rows;
   for (const Tensor& v : value.values()) {
     if (!axis) {
       partial.push_back(v);
@@ -203,16 +212,20 @@ StatusOr<Tensor> Strategy::reduce(ReduceOp op, const PerReplica<Tensor>& value,
     }
     STRATA_ASSIGN_OR_RETURN(Tensor folded, fold_axis(v, *axis, op));
     partial.push_back(std::move(folded));
-    rows += static_cast<double>(v.dim(*axis));
+    rows.push_back(Tensor::scalar(static_cast<float>(v.dim(*axis))));
   }
-  // A mean over a batch axis divides by the rows of all replicas together.
-  const ReduceOp across = axis && op == ReduceOp::kMean ? ReduceOp::kSum : op;
+  const bool batch_mean = axis && op == ReduceOp::kMean;
+  const ReduceOp across = batch_mean ? ReduceOp::kSum : op;
   std::vector<std::vector<Tensor*>> per_replica;
-  for (Tensor& t : partial) per_replica.push_back({&t});
+  for (size_t r = 0; r < partial.size(); ++r) {
+    per_replica.push_back({&partial[r]});
+    if (batch_mean) per_replica.back().push_back(&rows[r]);
+  }
   STRATA_RETURN_IF_ERROR(all_reduce_replicas(across, per_replica));
   Tensor result = partial[0];
-  if (axis && op == ReduceOp::kMean) {
-    const float scale = rows > 0 ? static_cast<float>(1.0 / rows) : 0.0f;
+  if (batch_mean) {
+    const double total = rows[0].values()[0];
+    const float scale = total > 0 ? static_cast<float>(1.0 / total) : 0.0f;
     for (float& x : result.values()) x *= scale;
   }
   return result;
@@ -227,17 +240,18 @@ StatusOr<Tensor> Strategy::reduce(ReduceOp op, const Tensor& value, std::optiona
                                 value.describe() + ", which is not a PerReplica value, under " +
                                 describe() + ": pass the per-replica values from run()");
   }
-  std::vector<Tensor> copies(static_cast<size_t>(num_replicas_in_sync()), value);
+  std::vector<Tensor> copies(static_cast<size_t>(num_local_replicas()), value);
   return reduce(op, PerReplica<Tensor>(std::move(copies)), axis);
 }
 
 StatusOr<Tensor> Strategy::gather(const PerReplica<Tensor>& value, int axis) {
-  if (value.num_replicas() != num_replicas_in_sync()) {
+  if (value.num_replicas() != num_local_replicas()) {
     return InvalidArgumentError("gather: the value holds " + std::to_string(value.num_replicas()) +
                                 " replica value(s) but " + describe() + " has " +
-                                std::to_string(num_replicas_in_sync()));
+                                std::to_string(num_local_replicas()) + " local replica(s)");
   }
-  return concat_axis(value.values(), axis);
+  if (worker_count_ == 1) return concat_axis(value.values(), axis);
+  return gather_across_workers(value, axis);
 }
 
 }  // namespace strata

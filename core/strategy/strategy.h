@@ -83,8 +83,19 @@ class Strategy {
 
   // "default", "one_device", "mirrored", "central_storage".
   virtual std::string_view kind() const = 0;
-  int num_replicas_in_sync() const { return static_cast<int>(devices_.size()); }
-  // The device of each replica, in replica order.
+  // Replicas in the whole job: this process's replicas times its workers.
+  int num_replicas_in_sync() const { return num_local_replicas() * worker_count_; }
+  // Replicas this process drives (one thread each in run()); PerReplica
+  // values hold this many.
+  int num_local_replicas() const { return static_cast<int>(devices_.size()); }
+  // Multi-worker strategies: this process's worker rank, the worker count,
+  // and the global id of its first replica (replicas are numbered worker by
+  // worker). One worker, rank 0, otherwise.
+  int worker_rank() const { return worker_rank_; }
+  int worker_count() const { return worker_count_; }
+  bool is_chief() const { return worker_rank_ == 0; }
+  int first_replica_id() const { return worker_rank_ * num_local_replicas(); }
+  // The device of each local replica, in replica order.
   const std::vector<strata_device_t>& devices() const { return devices_; }
   // Where variables live: every replica's device (mirrored) or one device.
   virtual std::vector<strata_device_t> variable_devices() const { return devices_; }
@@ -127,6 +138,11 @@ class Strategy {
   // What ReplicaContext::all_reduce and optimizers use; public for them.
   virtual Status all_reduce_replicas(ReduceOp op, std::span<std::vector<Tensor*>> per_replica);
 
+  // A new mirrored variable's copies (one per variable device): multi-worker
+  // strategies overwrite them with the chief's. Every worker must create
+  // its variables in the same order. Default: nothing to do.
+  virtual Status sync_initial_values(std::span<Tensor* const> copies);
+
   // The collectives of this strategy's team (null with one replica).
   CollectiveOps* collectives() const { return collectives_.get(); }
   ReplicaRendezvous& rendezvous() { return *rendezvous_; }
@@ -137,6 +153,10 @@ class Strategy {
            std::chrono::nanoseconds timeout = std::chrono::nanoseconds(0));
   // Same number of tensors, same shapes on every replica, or a clear error.
   Status check_replica_values(std::span<std::vector<Tensor*>> per_replica) const;
+  // gather() of a job with several workers (multi_worker_gather.cc).
+  StatusOr<Tensor> gather_across_workers(const PerReplica<Tensor>& value, int axis);
+  // Multi-worker strategies call this once, before any run().
+  void set_workers(int worker_rank, int worker_count);
   // Tags each tensor with its replica's device and describes it as a buffer.
   std::vector<std::vector<Buffer>> replica_buffers(std::span<std::vector<Tensor*>> per_replica) const;
 
@@ -151,6 +171,8 @@ class Strategy {
   std::chrono::nanoseconds timeout_;
   std::unique_ptr<ReplicaRendezvous> rendezvous_;
   std::unique_ptr<ReplicaPool> pool_;  // threads for replicas 1..n-1
+  int worker_rank_ = 0;
+  int worker_count_ = 1;
   std::mutex run_mu_;                  // one run at a time
 };
 
@@ -161,11 +183,11 @@ auto Strategy::run(Fn&& fn, const Args&... args) {
   Status shape_check;
   auto check = [&](const auto& arg) {
     if constexpr (detail::is_per_replica<std::decay_t<decltype(arg)>>::value) {
-      if (arg.num_replicas() != num_replicas_in_sync() && shape_check.ok()) {
+      if (arg.num_replicas() != num_local_replicas() && shape_check.ok()) {
         shape_check = InvalidArgumentError(
             "run: a PerReplica argument holds " + std::to_string(arg.num_replicas()) +
-            " value(s) but " + describe() + " has " + std::to_string(num_replicas_in_sync()) +
-            " replica(s)");
+            " value(s) but " + describe() + " has " + std::to_string(num_local_replicas()) +
+            " local replica(s)");
       }
     }
   };
@@ -175,7 +197,7 @@ auto Strategy::run(Fn&& fn, const Args&... args) {
   if constexpr (std::is_void_v<Result> || std::is_same_v<Result, Status>) {
     if (!shape_check.ok()) return shape_check;
     return run_replicas([&](ReplicaContext& ctx) -> Status {
-      const int r = ctx.replica_id_in_sync_group();
+      const int r = ctx.local_replica_id();
       if constexpr (std::is_void_v<Result>) {
         fn(ctx, detail::replica_value(args, r)...);
         return Status();
@@ -187,9 +209,9 @@ auto Strategy::run(Fn&& fn, const Args&... args) {
     using Value = typename detail::unwrap_status_or<Result>::type;
     using Out = StatusOr<PerReplica<Value>>;
     if (!shape_check.ok()) return Out(shape_check);
-    std::vector<std::optional<Value>> results(static_cast<size_t>(num_replicas_in_sync()));
+    std::vector<std::optional<Value>> results(static_cast<size_t>(num_local_replicas()));
     Status status = run_replicas([&](ReplicaContext& ctx) -> Status {
-      const int r = ctx.replica_id_in_sync_group();
+      const int r = ctx.local_replica_id();
       auto value = fn(ctx, detail::replica_value(args, r)...);
       if constexpr (std::is_same_v<Result, StatusOr<Value>>) {
         if (!value.ok()) return value.status();
@@ -211,8 +233,8 @@ template <class Fn>
 auto Strategy::distribute_values_from_function(Fn&& fn) const {
   using Value = std::invoke_result_t<Fn&, const ValueContext&>;
   std::vector<Value> values;
-  for (int r = 0; r < num_replicas_in_sync(); ++r) {
-    values.push_back(fn(ValueContext{r, num_replicas_in_sync()}));
+  for (int r = 0; r < num_local_replicas(); ++r) {
+    values.push_back(fn(ValueContext{first_replica_id() + r, num_replicas_in_sync()}));
   }
   return PerReplica<Value>(std::move(values));
 }

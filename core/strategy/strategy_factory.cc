@@ -4,6 +4,7 @@
 
 #include "core/strategy/default_strategy.h"
 #include "core/strategy/mirrored_strategy.h"
+#include "core/strategy/multi_worker_mirrored_strategy.h"
 
 namespace strata {
 namespace {
@@ -111,9 +112,14 @@ StatusOr<std::unique_ptr<Strategy>> make_unnamed(std::shared_ptr<Runtime> runtim
     return std::unique_ptr<Strategy>(std::make_unique<CentralStorageStrategy>(
         std::move(devices), std::move(collectives), parameter_replica));
   }
+  if (kind == "multi_worker_mirrored") {
+    STRATA_ASSIGN_OR_RETURN(auto strategy, MultiWorkerMirroredStrategy::create(
+                                               runtime, options.devices, options.communication));
+    return std::unique_ptr<Strategy>(std::move(strategy));
+  }
   return InvalidArgumentError("unknown strategy '" + std::string(kind) +
                               "'; expected one of: default, one_device, mirrored, "
-                              "central_storage");
+                              "central_storage, multi_worker_mirrored");
 }
 
 }  // namespace

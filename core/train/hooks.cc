@@ -52,7 +52,12 @@ Status CheckpointSaverHook::begin(Model& model) {
 }
 
 Status CheckpointSaverHook::save(Model& model) {
-  STRATA_RETURN_IF_ERROR(manager_->save(model.to_checkpoint()).status());
+  // Only the chief writes: the workers' variables are identical, and
+  // several writers of one directory would race (as in TF).
+  // Every worker builds the checkpoint: reading distributed values may be a
+  // collective that needs all of them.
+  auto checkpoint = model.to_checkpoint();
+  if (model.strategy().is_chief()) STRATA_RETURN_IF_ERROR(manager_->save(checkpoint).status());
   last_saved_step_ = model.global_step();
   last_save_ = std::chrono::steady_clock::now();
   ++saves_;

@@ -16,7 +16,7 @@ StatusOr<std::unique_ptr<Model>> Model::create(Mlp network, LossKind loss,
   if (network.num_layers() == 0) return InvalidArgumentError("Model::create: no layers");
   Strategy& strategy = get_strategy();
   std::unique_ptr<Model> model(new Model(strategy, loss, std::move(optimizer)));
-  const int n = strategy.num_replicas_in_sync();
+  const int n = strategy.num_local_replicas();
   model->replicas_.assign(static_cast<size_t>(n), network);
   const std::vector<std::string> names = network.parameter_names();
   const size_t copies = strategy.variable_devices().size();
@@ -65,7 +65,7 @@ Status check_element(const Element& batch) {
 StatusOr<Tensor> Model::train_step(ReplicaContext& ctx, const Element& batch,
                                    int64_t global_batch) {
   STRATA_RETURN_IF_ERROR(check_element(batch));
-  const int r = ctx.replica_id_in_sync_group();
+  const int r = ctx.local_replica_id();
   STRATA_RETURN_IF_ERROR(pull_parameters(r));
   Mlp& net = replicas_[static_cast<size_t>(r)];
   STRATA_ASSIGN_OR_RETURN(Tensor out, net.forward(batch[0]));
@@ -84,7 +84,7 @@ StatusOr<Tensor> Model::train_step(ReplicaContext& ctx, const Element& batch,
 
 Status Model::eval_step(ReplicaContext& ctx, const Element& batch, int64_t) {
   STRATA_RETURN_IF_ERROR(check_element(batch));
-  const int r = ctx.replica_id_in_sync_group();
+  const int r = ctx.local_replica_id();
   STRATA_RETURN_IF_ERROR(pull_parameters(r));
   STRATA_ASSIGN_OR_RETURN(Tensor out, replicas_[static_cast<size_t>(r)].predict(batch[0]));
   STRATA_ASSIGN_OR_RETURN(PerExampleLoss loss, per_example_loss(loss_, out, batch[1]));
@@ -130,7 +130,7 @@ StatusOr<Tensor> Model::predict(const Dataset& global_batches) {
     STRATA_ASSIGN_OR_RETURN(PerReplica<Tensor> out,
                             strategy_->run(
                                 [&](ReplicaContext& ctx, const Element& mine) -> StatusOr<Tensor> {
-                                  const int r = ctx.replica_id_in_sync_group();
+                                  const int r = ctx.local_replica_id();
                                   STRATA_RETURN_IF_ERROR(pull_parameters(r));
                                   return replicas_[static_cast<size_t>(r)].predict(mine.at(0));
                                 },

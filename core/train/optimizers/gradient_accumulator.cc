@@ -13,7 +13,7 @@ GradientAccumulator::GradientAccumulator(std::unique_ptr<Optimizer> inner, int s
 StatusOr<bool> GradientAccumulator::apply_gradients(std::span<Tensor* const> grads,
                                                     std::span<const VariablePtr> vars) {
   const ReplicaContext* ctx = get_replica_context();
-  const size_t replica = ctx != nullptr ? static_cast<size_t>(ctx->replica_id_in_sync_group()) : 0;
+  const size_t replica = ctx != nullptr ? static_cast<size_t>(ctx->local_replica_id()) : 0;
   if (replica >= replicas_.size()) {
     return InvalidArgumentError("gradient accumulation was set up for " +
                                 std::to_string(replicas_.size()) + " replica(s), called from " +

@@ -57,7 +57,7 @@ Status Optimizer::apply_gradients(std::span<Tensor* const> grads,
     return Status();
   }
   STRATA_RETURN_IF_ERROR(ctx->all_reduce(ReduceOp::kSum, grads));
-  const int replica = ctx->replica_id_in_sync_group();
+  const int replica = ctx->local_replica_id();
   const int64_t t = iterations_.load() + 1;
   // Variables with a copy per replica: each replica updates its own, in
   // parallel. Variables with one copy (CentralStorage) are updated once, in
