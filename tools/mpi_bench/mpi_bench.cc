@@ -1,0 +1,170 @@
+// strata-mpi-bench: what Strata's collective path costs on top of Open MPI.
+// Run under mpirun; every rank alternates, size by size, between a raw
+// MPI_Allreduce loop and the same loop through CollectiveOps with the mpi
+// plugin (team from the mpi resolver and the job store, algorithm forced to
+// mpi/all_reduce/native unless --algorithm says otherwise). Same buffers,
+// sizes and iteration counts; each side's time is the slowest rank's mean
+// per call, best of --rounds rounds, so both see the same machine state.
+//
+//   mpirun -np 2 build/bin/strata-mpi-bench [-b 8B] [-e 64MiB] [--csv FILE]
+//
+// It links MPI itself (core never does), so it initialises MPI first and
+// the plugin, finding MPI initialised, leaves init and finalize to it.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/cluster/job_store.h"
+#include "core/cluster/resolve.h"
+#include "core/collective/collective_ops.h"
+#include "core/common/units.h"
+#include "core/runtime/runtime.h"
+
+namespace strata {
+namespace {
+
+struct Options {
+  uint64_t min_bytes = 8;
+  uint64_t max_bytes = uint64_t{64} << 20;
+  int rounds = 3;
+  std::string algorithm = "mpi/all_reduce/native";
+  std::string csv;
+};
+
+int iterations_for(uint64_t bytes) {
+  // ~64 MiB moved per round and side: enough calls to average small sizes,
+  // few enough that 64 MiB takes a second.
+  const uint64_t n = (uint64_t{64} << 20) / std::max<uint64_t>(bytes, 4096);
+  return static_cast<int>(std::clamp<uint64_t>(n, 4, 20000));
+}
+
+double max_over_ranks(double seconds) {
+  double worst = 0;
+  MPI_Allreduce(&seconds, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return worst;
+}
+
+template <class Body>
+double time_loop(int iterations, Body&& body) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) body();
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  return max_over_ranks(took.count() / iterations);
+}
+
+Status run(const Options& o, int rank, int world) {
+  RuntimeOptions ro;
+  ro.plugin_files = {std::string(STRATA_PLUGIN_DIR) + "/libstrata_mpi.so"};
+  ro.discover_plugins = false;
+  STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::create(Config{}, ro));
+  STRATA_ASSIGN_OR_RETURN(ClusterSpec cluster, resolve_cluster(runtime->registry(), "mpi"));
+  STRATA_ASSIGN_OR_RETURN(auto store,
+                          open_job_store(runtime->registry(), cluster, runtime->config().cluster));
+  STRATA_ASSIGN_OR_RETURN(auto devices, runtime->devices("cpu", 1));
+  TeamSpec spec;
+  spec.local_devices = devices;
+  spec.process_rank = rank;
+  spec.process_count = world;
+  spec.store = store.get();
+  STRATA_ASSIGN_OR_RETURN(auto ops, CollectiveOps::create(runtime, spec));
+  CallOptions call;
+  call.algorithm = o.algorithm == "auto" ? "" : o.algorithm;
+
+  std::FILE* csv = nullptr;
+  if (rank == 0) {
+    std::printf("# %d ranks, f32 sum, raw MPI_Allreduce vs CollectiveOps::all_reduce (%s)\n",
+                world, o.algorithm.c_str());
+    std::printf("%12s %8s %12s %12s %10s %8s\n", "size", "iters", "mpi_us", "strata_us",
+                "extra_us", "ratio");
+    if (!o.csv.empty()) {
+      csv = std::fopen(o.csv.c_str(), "w");
+      if (csv != nullptr) std::fprintf(csv, "bytes,iterations,mpi_us,strata_us,extra_us,ratio\n");
+    }
+  }
+  for (uint64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
+    const uint64_t count = std::max<uint64_t>(bytes / 4, 1);
+    std::vector<float> data(count, 1.0f);
+    const Buffer buffer{data.data(), DType::kF32, count, devices[0]};
+    const int iterations = iterations_for(bytes);
+    double raw = 1e30, ours = 1e30;
+    Status failure;
+    for (int round = 0; round < o.rounds; ++round) {
+      raw = std::min(raw, time_loop(iterations, [&] {
+        MPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
+                      MPI_COMM_WORLD);
+      }));
+      ours = std::min(ours, time_loop(iterations, [&] {
+        Status s = ops->all_reduce({&buffer, 1}, {&buffer, 1}, ReduceOp::kSum, call);
+        if (!s.ok() && failure.ok()) failure = s;
+      }));
+      STRATA_RETURN_IF_ERROR(failure);
+      std::fill(data.begin(), data.end(), 1.0f);  // keep values finite
+    }
+    if (rank == 0) {
+      const double extra = (ours - raw) * 1e6;
+      std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f\n", format_size(bytes).c_str(),
+                  iterations, raw * 1e6, ours * 1e6, extra, ours / raw);
+      std::fflush(stdout);
+      if (csv != nullptr) {
+        std::fprintf(csv, "%llu,%d,%.3f,%.3f,%.3f,%.4f\n",
+                     static_cast<unsigned long long>(bytes), iterations, raw * 1e6, ours * 1e6,
+                     extra, ours / raw);
+      }
+    }
+  }
+  if (csv != nullptr) std::fclose(csv);
+  return Status::Ok();
+}
+
+}  // namespace
+}  // namespace strata
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  strata::Options o;
+  int exit_code = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if ((arg == "-b" || arg == "-e") && has_value) {
+      auto size = strata::parse_size(argv[++i]);
+      if (!size.ok()) {
+        if (rank == 0) std::fprintf(stderr, "strata-mpi-bench: %s\n", size.status().to_string().c_str());
+        exit_code = 2;
+        break;
+      }
+      (arg == "-b" ? o.min_bytes : o.max_bytes) = *size;
+    } else if (arg == "--rounds" && has_value) {
+      o.rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--algorithm" && has_value) {
+      o.algorithm = argv[++i];
+    } else if (arg == "--csv" && has_value) {
+      o.csv = argv[++i];
+    } else {
+      if (rank == 0) {
+        std::fprintf(stderr, "usage: mpirun -np N strata-mpi-bench [-b SIZE] [-e SIZE] "
+                             "[--rounds N] [--algorithm ID|auto] [--csv FILE]\n");
+      }
+      exit_code = arg == "--help" ? 0 : 2;
+      break;
+    }
+  }
+  if (exit_code == 0) {
+    strata::Status s = strata::run(o, rank, world);
+    if (!s.ok()) {
+      std::fprintf(stderr, "strata-mpi-bench (rank %d): %s\n", rank, s.to_string().c_str());
+      exit_code = 1;
+    }
+  }
+  MPI_Finalize();
+  return exit_code;
+}
