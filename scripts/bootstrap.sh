@@ -13,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev   # tests
   libbenchmark-dev            # micro-benchmarks
   zlib1g-dev                  # reading the .csv.gz example data
+  libopenmpi-dev openmpi-bin  # the mpi plugin, mpirun, ompi-server
 )
 
 missing=()

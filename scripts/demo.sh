@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
 # The main job, on an existing build: train the digits classifier with
-# MirroredStrategy on 4 virtual CPU devices, run the seeds' Dense(1)
-# example, then show what Strata loaded, how it chooses an algorithm, and an
-# all-reduce sweep measured against this machine's memory bandwidth.
+# MultiWorkerMirroredStrategy on 2 worker processes x 2 virtual CPU devices
+# (strata launch, then mpirun), the same with MirroredStrategy on 4 devices
+# in one process for comparison, run the seeds' Dense(1) example, then show
+# what Strata loaded, how it chooses an algorithm, an all-reduce sweep
+# against this machine's memory bandwidth, and Strata's cost over raw MPI.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 strata="$build/bin/strata"
 
-echo "### train_digits: MLP on the UCI digits, Mirrored on 4 virtual CPU devices"
+echo "### train_digits: MLP on the UCI digits, MultiWorkerMirrored on 2 workers x 2 devices"
+"$strata" launch -n 2 --devices-per-worker 2 -- \
+  "$build/bin/train_digits" --config "$root/configs/multi_worker_mirrored_cpu.yaml" --epochs 15
+echo
+if command -v mpirun > /dev/null; then
+  echo "### the same job under mpirun (the mpi plugin's resolver finds the workers)"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun -np 2 --oversubscribe --mca btl self,vader -x STRATA_DEVICES_PER_WORKER=2 \
+    "$build/bin/train_digits" --config "$root/configs/multi_worker_mirrored_cpu.yaml" --epochs 15
+  echo
+fi
+echo "### train_digits: Mirrored on 4 virtual CPU devices in one process (same math)"
 "$build/bin/train_digits" --config "$root/configs/mirrored_cpu.yaml" --epochs 15
 echo
 echo "### dense_y_equals_x: the seeds' Dense(1) learning y = x under Mirrored"
@@ -25,4 +38,11 @@ echo "### strata bench: all_reduce f32, 8 B .. 64 MiB, 4 virtual CPU devices"
 "$strata" bench --op all_reduce --algorithm all --devices 4 -b 8B -e 64MiB -f 2 \
   --json "$build/bench_all_reduce.json"
 echo
-echo "results: $build/bench_all_reduce.json"
+if [ -x "$build/bin/strata-mpi-bench" ]; then
+  echo "### strata-mpi-bench: CollectiveOps + mpi plugin vs raw MPI_Allreduce, 2 ranks"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun -np 2 --oversubscribe --mca btl self,vader "$build/bin/strata-mpi-bench" \
+    -e 4MiB --csv "$build/bench_mpi_overhead.csv"
+  echo
+fi
+echo "results: $build/bench_all_reduce.json, $build/bench_mpi_overhead.csv"

@@ -37,9 +37,9 @@ struct TeamSpec {
   std::chrono::nanoseconds formation_timeout = std::chrono::seconds(120);
   // Multi-process teams: asked while a call waits on peers; an error
   // (PEER_FAILED naming the dead ranks) ends the call before its deadline.
-  std::function<Status()> health_check;
+  std::function<Status()> health_check = nullptr;
   // Names a process rank in messages ("worker 1"); default "rank 1".
-  std::function<std::string(int)> describe_process;
+  std::function<std::string(int)> describe_process = nullptr;
 };
 
 // What selection depends on: equal keys always pick the same algorithm.

@@ -69,8 +69,11 @@ std::string Strategy::describe() const {
   if (kind() == "default") return text;
   text += " over " + name(0);
   if (devices_.size() > 1) text += " .. " + name(devices_.size() - 1);
-  return text + " (" + std::to_string(devices_.size()) + " replica" +
-         (devices_.size() == 1 ? ")" : "s)");
+  if (worker_count_ > 1) {
+    text += " on worker " + std::to_string(worker_rank_) + " of " + std::to_string(worker_count_);
+  }
+  const int replicas = num_replicas_in_sync();
+  return text + " (" + std::to_string(replicas) + " replica" + (replicas == 1 ? ")" : "s)");
 }
 
 StatusOr<StrategyScope> Strategy::scope() {

@@ -95,14 +95,17 @@ StatusOr<Sweep> parse_sweep(const BenchOptions& o) {
   return s;
 }
 
-// "auto" -> AUTO only; "all" -> every algorithm of the op, then AUTO; else
-// one id, or a name that is unique among the op's algorithms. "" is AUTO.
+// "auto" -> AUTO only; "all" -> every algorithm of the op that can run in
+// one process (bench's teams are local: cross-process algorithms would only
+// decline), then AUTO; else one id, or a name that is unique among the op's
+// algorithms. "" is AUTO.
 StatusOr<std::vector<std::string>> resolve_algorithms(const Registry& registry, CollectiveKind op,
                                                       const std::string& spec) {
   const auto candidates = registry.algorithms_for(op);
   if (spec == "auto") return std::vector<std::string>{""};
   std::vector<std::string> ids;
   for (const AlgorithmEntry* a : candidates) {
+    if (spec == "all" && (a->table.scope & STRATA_SCOPE_LOCAL) == 0) continue;
     if (spec == "all" || spec == a->id || spec == a->name || spec == a->plugin + "/" + a->name) {
       ids.push_back(a->id);
     }
