@@ -9,6 +9,7 @@
 
 #include "strata/abi/version.h"
 #include "tools/strata/cli_common.h"
+#include "tools/strata/launch_command.h"
 
 namespace {
 
@@ -47,6 +48,7 @@ int run(int argc, char** argv) {
   strata::cli::add_info_command(app, context);
   strata::cli::add_explain_command(app, context);
   strata::cli::add_bench_command(app, context);
+  strata::cli::add_launch_command(app, context);
 
   try {
     app.parse(argc, argv);

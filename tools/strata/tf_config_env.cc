@@ -1,0 +1,115 @@
+#include "tools/strata/tf_config_env.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace strata::cli {
+namespace {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Closes every socket it holds, on every path out of pick_loopback_ports.
+struct SocketSet {
+  std::vector<int> fds;
+  ~SocketSet() {
+    for (int fd : fds) ::close(fd);
+  }
+};
+
+std::string name_of(const std::string& entry) { return entry.substr(0, entry.find('=')); }
+
+}  // namespace
+
+StatusOr<std::vector<int>> pick_loopback_ports(int count) {
+  SocketSet sockets;
+  std::vector<int> ports;
+  for (int i = 0; i < count; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      return UnavailableError("cannot create a socket to find a free port for worker " +
+                              std::to_string(i) + ": " + errno_text(errno));
+    }
+    sockets.fds.push_back(fd);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;  // the kernel picks a free one
+    if (::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+      return UnavailableError("cannot bind 127.0.0.1:0 to find a free port for worker " +
+                              std::to_string(i) + ": " + errno_text(errno));
+    }
+    socklen_t len = sizeof addr;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      return UnavailableError("cannot read the port bound for worker " + std::to_string(i) + ": " +
+                              errno_text(errno));
+    }
+    ports.push_back(ntohs(addr.sin_port));
+  }
+  return ports;
+}
+
+std::string tf_config_text(const std::vector<int>& ports, int index) {
+  nlohmann::json workers = nlohmann::json::array();
+  for (int port : ports) workers.push_back("127.0.0.1:" + std::to_string(port));
+  const nlohmann::json config = {{"cluster", {{"worker", workers}}},
+                                 {"task", {{"type", "worker"}, {"index", index}}}};
+  return config.dump();
+}
+
+StatusOr<std::string> new_job_token() {
+  unsigned char bytes[16];
+  size_t have = 0;
+  // getrandom on 16 bytes returns them all at once unless a signal lands
+  // first; the loop is bounded by the attempts, not by luck.
+  for (int attempt = 0; attempt < 8 && have < sizeof bytes; ++attempt) {
+    const ssize_t n = ::getrandom(bytes + have, sizeof bytes - have, 0);
+    if (n < 0 && errno != EINTR) {
+      return UnavailableError("cannot draw a random job token (getrandom): " + errno_text(errno));
+    }
+    if (n > 0) have += static_cast<size_t>(n);
+  }
+  if (have < sizeof bytes)
+    return UnavailableError("getrandom returned too few bytes for a job token");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (unsigned char b : bytes) {
+    token += kHex[b >> 4];
+    token += kHex[b & 0xf];
+  }
+  return token;
+}
+
+WorkerEnvironment::WorkerEnvironment() {
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) inherited_.emplace_back(*e);
+}
+
+void WorkerEnvironment::set(const std::string& name, const std::string& value) {
+  overrides_[name] = value;
+}
+
+std::vector<std::string> WorkerEnvironment::block(
+    const std::map<std::string, std::string>& per_worker) const {
+  std::vector<std::string> out;
+  for (const std::string& entry : inherited_) {
+    const std::string name = name_of(entry);
+    if (overrides_.count(name) == 0 && per_worker.count(name) == 0) out.push_back(entry);
+  }
+  for (const auto& [name, value] : overrides_) {
+    if (per_worker.count(name) == 0) out.push_back(name + "=" + value);
+  }
+  for (const auto& [name, value] : per_worker) out.push_back(name + "=" + value);
+  return out;
+}
+
+}  // namespace strata::cli
