@@ -2,7 +2,10 @@
 
 #include <charconv>
 
+#include "core/cluster/file_store.h"
 #include "core/cluster/memory_store.h"
+#include "core/cluster/tcp_store_type.h"
+#include "core/cluster/resolvers/builtin_resolvers.h"
 #include "core/device/cpu_device_type.h"
 #include "core/plugin/abi_status.h"
 
@@ -25,7 +28,10 @@ void register_core(sdk::Registrar& r, const Config& config) {
   cpu.count = config.devices.cpu_count;
   cpu.memory_per_device = config.devices.cpu_memory;
   r.add_device_type(std::make_unique<CpuDeviceType>(cpu));
+  add_builtin_resolvers(r);  // tf_config, slurm, simple (docs/CLUSTER.md)
   r.add_store_type(make_memory_store_type());
+  r.add_store_type(make_file_store_type());
+  r.add_store_type(make_tcp_store_type());
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ bool contains(const std::string& text, const char* part) {
 }  // namespace
 
 StatusOr<std::unique_ptr<Suite>> Suite::create(std::shared_ptr<Runtime> runtime,
-                                               SuiteOptions options, Watchdog& watchdog) {
+                                               SuiteOptions options, Watchdog& watchdog,
+                                               std::unique_ptr<ProcessWorld> world) {
   const DeviceTypeEntry* type = runtime->registry().find_device_type(options.device_type);
   if (type == nullptr) {
     std::string known;
@@ -31,11 +32,36 @@ StatusOr<std::unique_ptr<Suite>> Suite::create(std::shared_ptr<Runtime> runtime,
   const strata_device_type_t table = type->table;
   std::unique_ptr<Suite> suite(new Suite(std::move(runtime), std::move(options), watchdog));
   suite->pool_ = std::make_unique<DevicePool>(table);
+  suite->world_ = std::move(world);
   return suite;
+}
+
+// The shared team uses pooled buffers until the last test: it goes first.
+Suite::~Suite() { world_.reset(); }
+
+StatusOr<std::unique_ptr<Harness>> Suite::make_harness(int world_size) {
+  if (world_ == nullptr) {
+    return make_local_harness(runtime_, options_.device_type, world_size, options_.timeout,
+                              *pool_);
+  }
+  STRATA_ASSIGN_OR_RETURN(std::shared_ptr<CollectiveOps> ops, world_->team(options_.device_type));
+  return make_shared_team_harness(std::move(ops), options_.timeout, *pool_);
+}
+
+CallOutcome Suite::agree(const CallOutcome& mine) {
+  if (world_ == nullptr) return mine;
+  // A peer may spend a whole call's deadline, plus its upload and download,
+  // before it reports; the watchdog ends it later than that.
+  return world_->agree(mine, 3 * options_.timeout + std::chrono::seconds(10));
+}
+
+void Suite::note_broken_team() {
+  if (world_ != nullptr) world_->discard_team();
 }
 
 std::string Suite::blocked(const std::string& algorithm) const {
   std::lock_guard lock(mu_);
+  if (world_ != nullptr && !world_->lost().empty()) return world_->lost();
   if (!stuck_.empty()) return stuck_;
   if (timed_out_.count(algorithm) != 0) {
     return "not run: an earlier call of " + algorithm +
@@ -87,18 +113,64 @@ std::string CollectiveCase::call_label(int call, int root) const {
   return text;
 }
 
-void CollectiveCase::fail_call(const std::string& where, const Status& status) {
-  ADD_FAILURE() << where << " returned " << code_name(status.code()) << ": "
-                << rule_for(status) << "\n  " << status.to_string();
+std::string CollectiveCase::call_failure(const std::string& where, const Status& status) const {
+  return where + " returned " + code_name(status.code()) + ": " + rule_for(status) + "\n  " +
+         status.to_string();
+}
+
+CallOutcome CollectiveCase::evaluate(const std::string& where, const CallResult& result,
+                                     Harness& harness, const CallCheck& check,
+                                     const std::vector<ReplicaImage>& images) const {
+  using Kind = CallOutcome::Kind;
+  if (!result.called) {
+    return {Kind::kSetupFailed,
+            where + ": the suite could not prepare the buffers: " + result.setup.to_string()};
+  }
+  if (result.call.code() == Code::kNotSupported) {
+    return {Kind::kDeclined, decline_reason(result.call)};
+  }
+  if (!result.call.ok()) {
+    CallOutcome o{Kind::kCallFailed, call_failure(where, result.call)};
+    o.timed_out = result.call.code() == Code::kTimedOut;
+    o.stuck_devices = !harness.drain(kDrainGrace);
+    return o;
+  }
+  if (!result.setup.ok()) {
+    // The call said it was done, so the devices should drain at once.
+    CallOutcome o{Kind::kReadbackFailed,
+                  where + ": the suite could not read the results back: " +
+                      result.setup.to_string() +
+                      "\n  if the call left device work queued after reporting completion, "
+                      "that breaks strata/abi/algorithm.h (rule 8)"};
+    o.stuck_devices = !harness.drain(kDrainGrace);
+    return o;
+  }
+  if (spec_.op == CollectiveKind::kBarrier) return {};
+  const CheckReport report = check.check(harness.replicas(), images);
+  if (!report.ok()) {
+    return {Kind::kMismatch, where + ": " + std::to_string(report.mismatches) +
+                                 " mismatch(es) against the host reference\n" +
+                                 report.to_string()};
+  }
+  return {};
 }
 
 void CollectiveCase::TestBody() {
   if (const std::string why = suite_.blocked(spec_.algorithm); !why.empty()) FAIL() << why;
   const SuiteOptions& options = suite_.options();
-  auto made = make_local_harness(suite_.runtime(), options.device_type, spec_.world,
-                                 options.timeout, suite_.pool());
-  ASSERT_TRUE(made.ok()) << "the suite could not build a team for " << spec_.describe()
-                         << ": " << made.status();
+  auto made = suite_.make_harness(spec_.world);
+  // Under --processes every rank must take the same path from here on.
+  CallOutcome built;
+  if (!made.ok()) {
+    built = {CallOutcome::Kind::kSetupFailed, "the suite could not build a team for " +
+                                                  spec_.describe() + ": " +
+                                                  made.status().to_string()};
+  }
+  built = suite_.agree(built);
+  if (built.failed()) {
+    suite_.note_broken_team();
+    FAIL() << built.message;
+  }
   Harness& harness = **made;
   // A call may take its deadline for the upload, the call and the download;
   // the watchdog only steps in once core's deadline clearly failed to.
@@ -117,31 +189,20 @@ void CollectiveCase::TestBody() {
       WatchdogScope guard(suite_.watchdog(), where, watchdog_limit);
       result = harness.run(spec_, root, images);
     }
-    if (!result.called) {
-      FAIL() << where << ": the suite could not prepare the buffers: " << result.setup;
-    }
-    if (result.call.code() == Code::kNotSupported) {
-      declines.push_back(decline_reason(result.call) + " [" + call_label(call, root) + "]");
-      continue;
-    }
-    if (!result.call.ok()) {
-      fail_call(where, result.call);
-      if (result.call.code() == Code::kTimedOut) suite_.note_timeout(spec_.algorithm);
-      if (!harness.drain(kDrainGrace)) suite_.note_stuck_devices(spec_.algorithm);
-      return;
-    }
-    if (!result.setup.ok()) {
-      // The call said it was done, so the devices should drain at once.
-      if (!harness.drain(kDrainGrace)) suite_.note_stuck_devices(spec_.algorithm);
-      FAIL() << where << ": the suite could not read the results back: " << result.setup
-             << "\n  if the call left device work queued after reporting completion, that "
-                "breaks strata/abi/algorithm.h (rule 8)";
-    }
-    if (spec_.op == CollectiveKind::kBarrier) continue;
-    const CheckReport report = check.check(harness.replicas(), images);
-    if (!report.ok()) {
-      FAIL() << where << ": " << report.mismatches << " mismatch(es) against the host "
-             << "reference\n" << report.to_string();
+    const CallOutcome outcome =
+        suite_.agree(evaluate(where, result, harness, check, images));
+    if (outcome.stuck_devices) suite_.note_stuck_devices(spec_.algorithm);
+    if (outcome.breaks_team()) suite_.note_broken_team();
+    switch (outcome.kind) {
+      case CallOutcome::Kind::kPassed: continue;
+      case CallOutcome::Kind::kDeclined:
+        declines.push_back(outcome.message + " [" + call_label(call, root) + "]");
+        continue;
+      case CallOutcome::Kind::kCallFailed:
+        if (outcome.timed_out) suite_.note_timeout(spec_.algorithm);
+        ADD_FAILURE() << outcome.message;
+        return;
+      default: FAIL() << outcome.message;
     }
   }
   if (declines.empty()) return;

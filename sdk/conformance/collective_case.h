@@ -15,9 +15,11 @@
 #include "core/common/status.h"
 #include "core/runtime/runtime.h"
 #include "sdk/conformance/call_check.h"
+#include "sdk/conformance/call_outcome.h"
 #include "sdk/conformance/case_spec.h"
 #include "sdk/conformance/harness.h"
 #include "sdk/conformance/options.h"
+#include "sdk/conformance/process_world.h"
 #include "sdk/conformance/watchdog.h"
 
 namespace strata::conformance {
@@ -27,9 +29,12 @@ namespace strata::conformance {
 // out the deadline again, and devices that never drained poison every case.
 class Suite {
  public:
-  // Fails when the options name a device type nobody registered.
+  // Fails when the options name a device type nobody registered. `world`
+  // is set in --processes mode: tests then run on its shared team.
   static StatusOr<std::unique_ptr<Suite>> create(std::shared_ptr<Runtime> runtime,
-                                                 SuiteOptions options, Watchdog& watchdog);
+                                                 SuiteOptions options, Watchdog& watchdog,
+                                                 std::unique_ptr<ProcessWorld> world = nullptr);
+  ~Suite();
 
   const std::shared_ptr<Runtime>& runtime() const { return runtime_; }
   const SuiteOptions& options() const { return options_; }
@@ -37,6 +42,17 @@ class Suite {
   // Tests run one at a time on the main thread, so one workspace serves all.
   Workspace& workspace() { return workspace_; }
   DevicePool& pool() { return *pool_; }
+  ProcessWorld* world() { return world_.get(); }
+
+  // The harness of one test: a fresh local team of `world_size` devices, or
+  // this process's share of the shared multi-process team.
+  StatusOr<std::unique_ptr<Harness>> make_harness(int world_size);
+  // The verdict every process acts on: `mine` alone, or under --processes
+  // every rank's outcome combined (ProcessWorld::agree).
+  CallOutcome agree(const CallOutcome& mine);
+  // A call failed in a way that may leave work pending on some rank: the
+  // next test builds a new team (--processes only; local teams are per test).
+  void note_broken_team();
 
   // Why a case of `algorithm` must not run, or "" to run it.
   std::string blocked(const std::string& algorithm) const;
@@ -51,6 +67,7 @@ class Suite {
   SuiteOptions options_;
   Watchdog& watchdog_;
   std::unique_ptr<DevicePool> pool_;
+  std::unique_ptr<ProcessWorld> world_;
   Workspace workspace_;
   mutable std::mutex mu_;
   std::set<std::string> timed_out_;
@@ -65,8 +82,11 @@ class CollectiveCase : public testing::Test {
  private:
   // "call 2 of 3 (root 1)"
   std::string call_label(int call, int root) const;
-  // Fails the test for a call that returned an error, naming the rule.
-  void fail_call(const std::string& where, const Status& status);
+  // "<where> returned TIMED_OUT: violates rule 7 ...": a call's error.
+  std::string call_failure(const std::string& where, const Status& status) const;
+  // What one call came to on this process, before the processes agree.
+  CallOutcome evaluate(const std::string& where, const CallResult& result, Harness& harness,
+                       const CallCheck& check, const std::vector<ReplicaImage>& images) const;
 
   Suite& suite_;
   CaseSpec spec_;

@@ -2,12 +2,13 @@
 // for every call of the test) and the replicas' device buffers, and moves
 // host images of those buffers in and out around each call.
 //
-// Today there is one kind: LocalHarness, every replica a local device of
-// this process (algorithms with STRATA_SCOPE_LOCAL). A launcher mode for
-// CROSS_PROCESS algorithms adds a second kind whose replicas() is the share
-// of one worker process; the test body, the generator and the checks
-// already work on "the replicas this process holds" and compute the
-// reference from seeds alone, so they need no change.
+// Two kinds: every replica a local device of this process (algorithms with
+// STRATA_SCOPE_LOCAL), or, under a launcher (--processes), this process's
+// share of a team spanning every process of the run, whose replicas() is
+// that share. The test body, the generator and the checks work on "the
+// replicas this process holds" and compute the reference from seeds alone,
+// so they are the same for both; process_world.h makes the processes agree
+// on every verdict.
 #ifndef STRATA_SDK_CONFORMANCE_HARNESS_H_
 #define STRATA_SDK_CONFORMANCE_HARNESS_H_
 
@@ -19,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/collective/collective_ops.h"
 #include "core/common/status.h"
 #include "core/runtime/runtime.h"
 #include "sdk/conformance/case_spec.h"
@@ -107,6 +109,12 @@ StatusOr<std::unique_ptr<Harness>> make_local_harness(std::shared_ptr<Runtime> r
                                                       int world,
                                                       std::chrono::nanoseconds timeout,
                                                       DevicePool& pool);
+
+// This process's share of `ops`' team (a multi-process team shared by
+// every test, see ProcessWorld); the team is not owned alone.
+std::unique_ptr<Harness> make_shared_team_harness(std::shared_ptr<CollectiveOps> ops,
+                                                  std::chrono::nanoseconds timeout,
+                                                  DevicePool& pool);
 
 }  // namespace strata::conformance
 

@@ -1,5 +1,6 @@
-// LocalHarness: every replica of the team is a device of this process.
-// Buffers live in device memory from the device type's own table and move
+// LocalHarness: the replicas of a team that are devices of this process —
+// all of them, or this process's share of a multi-process team (--processes,
+// where one team serves every test). Buffers live in device memory from the device type's own table and move
 // through its copy_async, exactly as a user's tensors would, so the suite
 // also runs on device types whose memory the host cannot touch.
 #include <numeric>
@@ -13,11 +14,13 @@ namespace {
 
 class LocalHarness final : public Harness {
  public:
-  LocalHarness(std::unique_ptr<CollectiveOps> ops, DevicePool& pool,
-               std::vector<strata_device_t> devices, std::chrono::nanoseconds timeout)
+  // `first_rank` is the global rank of devices[0].
+  LocalHarness(std::shared_ptr<CollectiveOps> ops, DevicePool& pool,
+               std::vector<strata_device_t> devices, std::chrono::nanoseconds timeout,
+               int first_rank = 0)
       : ops_(std::move(ops)), pool_(pool), table_(pool.table()), devices_(std::move(devices)),
         timeout_(timeout), ranks_(devices_.size()), allocations_(devices_.size()) {
-    std::iota(ranks_.begin(), ranks_.end(), 0);
+    std::iota(ranks_.begin(), ranks_.end(), first_rank);
   }
 
   ~LocalHarness() override {
@@ -41,7 +44,7 @@ class LocalHarness final : public Harness {
     const size_t elem = dtype_size(spec.dtype);
     for (size_t r = 0; r < devices_.size(); ++r) {
       ReplicaImage& image = images[r];
-      const Layout l = layout_for(spec, static_cast<int>(r));
+      const Layout l = layout_for(spec, ranks_[r]);  // the global rank picks the slot
       result.setup = allocate(r, image, spec.in_place ? 1 : 2);
       if (!result.setup.ok()) return result;
       for (size_t k = 0; k < allocations_[r].size(); ++k) {
@@ -152,7 +155,7 @@ class LocalHarness final : public Harness {
     return Status::Ok();
   }
 
-  std::unique_ptr<CollectiveOps> ops_;
+  std::shared_ptr<CollectiveOps> ops_;
   DevicePool& pool_;
   strata_device_type_t table_;
   std::vector<strata_device_t> devices_;
@@ -207,6 +210,15 @@ StatusOr<std::unique_ptr<Harness>> make_local_harness(std::shared_ptr<Runtime> r
                           CollectiveOps::create(std::move(runtime), std::move(spec)));
   return std::unique_ptr<Harness>(
       new LocalHarness(std::move(ops), pool, std::move(devices), timeout));
+}
+
+std::unique_ptr<Harness> make_shared_team_harness(std::shared_ptr<CollectiveOps> ops,
+                                                  std::chrono::nanoseconds timeout,
+                                                  DevicePool& pool) {
+  std::vector<strata_device_t> devices = ops->team().devices();
+  const int first_rank = ops->team().desc().replica_offset;
+  return std::unique_ptr<Harness>(
+      new LocalHarness(std::move(ops), pool, std::move(devices), timeout, first_rank));
 }
 
 }  // namespace strata::conformance

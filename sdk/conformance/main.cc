@@ -13,6 +13,7 @@
 
 #include "core/runtime/runtime.h"
 #include "sdk/conformance/options.h"
+#include "sdk/conformance/process_world.h"
 #include "sdk/conformance/registration.h"
 #include "sdk/conformance/report.h"
 #include "sdk/conformance/watchdog.h"
@@ -79,6 +80,28 @@ int run(int argc, char** argv) {
   }
   notes << " on " << options.device_type << " devices\n";
 
+  // --processes: find the other processes before anything is printed, so
+  // that only rank 0 speaks.
+  std::unique_ptr<ProcessWorld> world;
+  if (options.processes) {
+    auto joined = ProcessWorld::join(*runtime, options);
+    if (!joined.ok()) {
+      std::cerr << "strata-conformance: " << joined.status().message() << "\n";
+      return kExitUsage;
+    }
+    world = std::move(*joined);
+    notes << "strata-conformance: " << world->world() << " processes; this is "
+          << world->describe() << "\n";
+  }
+  const int rank = world != nullptr ? world->rank() : 0;
+  const bool quiet = rank != 0;
+  if (quiet) {
+    // Every rank records the same verdicts (ProcessWorld::agree): one copy
+    // of the output is enough.
+    auto& listeners = testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+
   auto owned_report = std::make_unique<Report>();
   Report& report = *owned_report;
   nlohmann::json header;
@@ -99,13 +122,14 @@ int run(int argc, char** argv) {
     }
     std::_Exit(kExitFailed);
   });
-  auto suite = Suite::create(*runtime, options, watchdog);
+  ProcessWorld* world_view = world.get();
+  auto suite = Suite::create(*runtime, options, watchdog, std::move(world));
   if (!suite.ok()) {
     std::cerr << "strata-conformance: " << suite.status().message() << "\n";
     return kExitUsage;
   }
   auto registered = register_tests(**suite, report, plugins, notes);
-  if (!GTEST_FLAG_GET(list_tests)) std::cout << notes.str() << std::flush;
+  if (!GTEST_FLAG_GET(list_tests) && !quiet) std::cout << notes.str() << std::flush;
   if (!registered.ok()) {
     std::cerr << "strata-conformance: " << registered.status().message() << "\n";
     return kExitUsage;
@@ -118,6 +142,15 @@ int run(int argc, char** argv) {
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (GTEST_FLAG_GET(list_tests)) return gtest_rc;
+  if (world_view != nullptr) world_view->leave();
+  const int status = report.failed() > 0 || gtest_rc != 0 ? kExitFailed : 0;
+  if (quiet) {
+    if (status != 0) {
+      std::cerr << "strata-conformance rank " << rank << ": " << report.failed()
+                << " test(s) failed; rank 0 prints the summary\n";
+    }
+    return status;
+  }
 
   report.print(std::cout);
   std::cout << "\n" << report.ran() << " test(s) in " << wall << " s; "
@@ -132,7 +165,7 @@ int run(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  return report.failed() > 0 || gtest_rc != 0 ? kExitFailed : 0;
+  return status;
 }
 
 }  // namespace

@@ -17,6 +17,13 @@ sizes (those larger than the device type's device count are left out), with
 every count, dtype, operator, in place and out of place, several calls per
 team. A decline (NOT_SUPPORTED) is reported as declined, never as passed.
 
+With --processes the suite is one process of a launch, e.g.
+  mpirun -np 4 strata-conformance --plugin libstrata_mpi.so --processes --quick
+Each process resolves its rank and the world (--resolver), opens the job's
+store (--store), and every test runs on a team of all processes with one
+device each: only CROSS_PROCESS algorithms, world size = processes. Rank 0
+prints the summary; every rank exits with the same status.
+
 GoogleTest flags pass through, e.g.
   --gtest_filter='hierarchical_copy/all_reduce/*.n4_*'   --gtest_list_tests
 Exit status: 0 nothing failed, 1 a test failed, 2 bad usage or a plugin was
@@ -78,6 +85,21 @@ ParseResult parse_options(int argc, char** argv) {
                "reduced matrix: world sizes 1,3,4,8 and counts 0,7,16411 unless given");
   app.add_option("--json", o.json_file, "also write every result and the summary here")
       ->type_name("FILE");
+  app.add_flag("--processes", o.processes,
+               "one process of a multi-process run under a launcher (mpirun, strata launch): "
+               "tests CROSS_PROCESS algorithms on a team of every process");
+  app.add_option("--resolver", o.resolver,
+                 "--processes: cluster resolver (auto, tf_config, slurm, mpi, simple, ...)")
+      ->capture_default_str();
+  app.add_option("--store", o.store,
+                 "--processes: job store, auto (TCP hosted by the chief) or TYPE:ADDRESS "
+                 "such as file:/tmp/dir or tcp:host:port")
+      ->capture_default_str();
+  double rendezvous_s = 120.0;
+  app.add_option("--rendezvous-timeout", rendezvous_s,
+                 "--processes: seconds to wait for every process (store, team formation)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -108,6 +130,15 @@ ParseResult parse_options(int argc, char** argv) {
       return result;
     }
   }
+  for (const std::string& g : o.gtest_args) {
+    if (o.processes && g.find("gtest_shuffle") != std::string::npos) {
+      std::cerr << "strata-conformance: --gtest_shuffle cannot be used with --processes: "
+                   "every process must run the tests in the same order\n";
+      result.exit_code = 2;
+      return result;
+    }
+  }
+  o.rendezvous_timeout = std::chrono::milliseconds(static_cast<int64_t>(rendezvous_s * 1e3));
   if (o.quick && sizes->count() == 0) o.world_sizes = kQuickWorldSizes;
   if (o.quick && counts->count() == 0) o.counts = kQuickCounts;
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(timeout_s * 1e3)));

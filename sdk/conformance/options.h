@@ -24,6 +24,11 @@ struct SuiteOptions {
   std::chrono::milliseconds timeout{30000};  // deadline of each call
   bool quick = false;
   std::string json_file;
+  // --processes: one process of a multi-process run (process_world.h).
+  bool processes = false;
+  std::string resolver = "auto";  // how each process finds its rank and world
+  std::string store = "auto";     // the job store: auto (TCP at the chief) or type:address
+  std::chrono::nanoseconds rendezvous_timeout = std::chrono::seconds(120);
   std::vector<std::string> gtest_args;  // argv[0] first, then --gtest_* flags
 };
 

@@ -27,6 +27,7 @@ std::vector<T> parse_all(const std::vector<std::string>& names, Parse parse,
 
 std::string scope_text(uint32_t scope) {
   std::string s;
+  if ((scope & STRATA_SCOPE_LOCAL) != 0) s += "LOCAL ";
   if ((scope & STRATA_SCOPE_CROSS_PROCESS) != 0) s += "CROSS_PROCESS ";
   if ((scope & STRATA_SCOPE_MULTI_DEVICE_PROCESSES) != 0) s += "MULTI_DEVICE_PROCESSES ";
   return s.empty() ? "none " : s;
@@ -40,7 +41,15 @@ StatusOr<Registered> register_tests(Suite& suite, Report& report,
   const Runtime& runtime = *suite.runtime();
   STRATA_ASSIGN_OR_RETURN(const int devices, runtime.device_count(o.device_type));
   Registered out;
-  for (const int n : o.world_sizes) {
+  // --processes: one team of every process, one device each.
+  const ProcessWorld* world = suite.world();
+  const uint32_t scope = world != nullptr ? STRATA_SCOPE_CROSS_PROCESS : STRATA_SCOPE_LOCAL;
+  if (world != nullptr) {
+    out.world_sizes.push_back(world->world());
+    log << "note: " << world->world() << " processes, so world size " << world->world()
+        << " (--world-sizes does not apply with --processes)\n";
+  }
+  for (const int n : world != nullptr ? std::vector<int>{} : o.world_sizes) {
     if (n <= devices) {
       out.world_sizes.push_back(n);
     } else {
@@ -61,11 +70,14 @@ StatusOr<Registered> register_tests(Suite& suite, Report& report,
     known.push_back(algo->id);
     if (!selected(algo->id, o.algorithms)) continue;
     ++out.matched;
-    if ((algo->table.scope & STRATA_SCOPE_LOCAL) == 0) {
-      // A later launcher mode runs these with one worker process per replica.
-      const std::string why = "scope " + scope_text(algo->table.scope) +
-                              "needs several processes; this suite has no multi-process "
-                              "launcher yet, so only STRATA_SCOPE_LOCAL algorithms run";
+    if ((algo->table.scope & scope) == 0) {
+      const std::string why =
+          world != nullptr
+              ? "scope " + scope_text(algo->table.scope) +
+                    "does not cover one device per process; run it without --processes"
+              : "scope " + scope_text(algo->table.scope) +
+                    "needs several processes; run the suite under a launcher with "
+                    "--processes (docs/CONFORMANCE.md)";
       log << "skipped " << algo->id << ": " << why << "\n";
       report.add_skipped_algorithm(algo->id, why);
       continue;

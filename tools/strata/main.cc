@@ -1,5 +1,6 @@
 // `strata`: inspect what is loaded (info), see how a call would be routed
-// (explain) and measure collectives the way nccl-tests does (bench).
+// (explain), measure collectives the way nccl-tests does (bench) and run N
+// local workers of one job (launch).
 // docs/CLI.md describes every command.
 #include <exception>
 #include <iostream>
