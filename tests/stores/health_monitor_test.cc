@@ -1,0 +1,137 @@
+// HealthMonitor: silent peers are named after kMissedBeats intervals, live
+// and cleanly finished ones never are, and a peer process killed with
+// SIGKILL is named as departed as soon as the TCP store sees its connection
+// drop.
+#include "core/cluster/health_monitor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/cluster/tcp_store_type.h"
+#include "tests/stores/store_test_util.h"
+
+namespace strata {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::Peer;
+using testing::TempDir;
+
+std::string worker(int r) { return "worker " + std::to_string(r); }
+
+// Polls check() until it fails or `bound` passes; the failure, if any.
+std::optional<Status> first_failure(HealthMonitor& m, std::chrono::milliseconds bound) {
+  const Deadline until = deadline_after(bound);
+  while (Clock::now() < until) {
+    Status s = m.check();
+    if (!s.ok()) return s;
+    std::this_thread::sleep_for(10ms);
+  }
+  return std::nullopt;
+}
+
+class HealthMonitorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rt_ = testing::make_runtime();
+    ASSERT_NE(rt_, nullptr);
+    static std::atomic<int> instances{0};
+    auto store = open_store(*rt_->registry().find_store_type("memory"),
+                            "health_test/" + std::to_string(++instances), 0, 1,
+                            deadline_after(1s));
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+  }
+  std::shared_ptr<Runtime> rt_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(HealthMonitorTest, ASilentPeerIsNamedAfterThreeIntervals) {
+  const auto start = Clock::now();
+  HealthMonitor rank0(*store_, 0, 3, 100ms, worker);
+  HealthMonitor rank1(*store_, 1, 3, 100ms, worker);  // alive; rank 2 never starts
+  const auto failure = first_failure(rank0, 10000ms);
+  ASSERT_TRUE(failure.has_value()) << "rank 2 was never reported";
+  EXPECT_GE(Clock::now() - start, rank0.silence_limit());
+  EXPECT_EQ(failure->code(), Code::kPeerFailed);
+  EXPECT_THAT(failure->message(), HasSubstr("worker 2 (rank 2 of 3) has not been heard from for"));
+}
+
+TEST_F(HealthMonitorTest, LivePeersAndPeersThatLeftAreNotReported) {
+  HealthMonitor rank0(*store_, 0, 2, 200ms, worker);
+  {
+    HealthMonitor rank1(*store_, 1, 2, 200ms, worker);
+    // Longer than the silence limit: a beating peer stays healthy throughout.
+    const auto failure = first_failure(rank0, 1000ms);
+    EXPECT_FALSE(failure.has_value()) << failure->to_string();
+    ASSERT_TRUE(rank1.leave().ok());
+  }
+  const auto after_leave = first_failure(rank0, 1000ms);
+  EXPECT_FALSE(after_leave.has_value()) << after_leave->to_string();
+}
+
+TEST_F(HealthMonitorTest, APeerThatStopsWithoutLeavingIsReported) {
+  HealthMonitor rank0(*store_, 0, 2, 50ms);
+  { HealthMonitor rank1(*store_, 1, 2, 50ms); }  // gone without leave()
+  const auto failure = first_failure(rank0, 10000ms);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_THAT(failure->message(), HasSubstr("rank 1 of 2 has not been heard from for"));
+}
+
+TEST_F(HealthMonitorTest, DestructorReturnsPromptlyWithALongInterval) {
+  const auto start = Clock::now();
+  { HealthMonitor m(*store_, 0, 2, 60s); }
+  EXPECT_LT(Clock::now() - start, 5s);
+}
+
+TEST_F(HealthMonitorTest, RankOutsideTheWorldIsAnError) {
+  HealthMonitor m(*store_, 5, 2, 100ms);
+  EXPECT_EQ(m.check().code(), Code::kInvalidArgument);
+}
+
+TEST(HealthMonitorTcpTest, AKilledPeerIsNamedAsDepartedAtOnce) {
+  TempDir dir;
+  auto host = TcpStore::open("127.0.0.1:0", 0, 2, deadline_after(5s), TcpStoreOptions{});
+  const std::string address = host->address();
+  const tcp_store::TcpStoreServer& server = *host->server();
+  testing::SdkStoreAdapter store(std::move(host));
+  Peer peer({"heartbeat", "tcp", address, "1", "2", "200"}, dir.path() / "peer.log");
+  auto ready = store.get("ready/1", deadline_after(20s));
+  ASSERT_TRUE(ready.ok()) << ready.status() << "\n" << peer.output();
+
+  HealthMonitor monitor(store, 0, 2, 200ms, worker);
+  EXPECT_TRUE(monitor.check().ok());
+  peer.kill_now();
+  const auto killed = Clock::now();
+  const auto failure = first_failure(monitor, 5000ms);
+  ASSERT_TRUE(failure.has_value()) << "the killed peer was never reported";
+  EXPECT_EQ(failure->code(), Code::kPeerFailed);
+  EXPECT_THAT(failure->message(),
+              HasSubstr("worker 1 (rank 1 of 2) departed: its store connection closed"));
+  EXPECT_LT(Clock::now() - killed, 3s);
+  EXPECT_EQ(server.departed(), std::set<int>{1});
+}
+
+TEST(HealthMonitorTcpTest, APeerThatLeftAndExitedIsNotReported) {
+  TempDir dir;
+  auto host = TcpStore::open("127.0.0.1:0", 0, 2, deadline_after(5s), TcpStoreOptions{});
+  const std::string address = host->address();
+  testing::SdkStoreAdapter store(std::move(host));
+  Peer peer({"heartbeat", "tcp", address, "1", "2", "100"}, dir.path() / "peer.log");
+  ASSERT_TRUE(store.get("ready/1", deadline_after(20s)).ok()) << peer.output();
+  HealthMonitor monitor(store, 0, 2, 100ms, worker);
+  ASSERT_TRUE(store.set("release", "1").ok());
+  EXPECT_EQ(peer.wait(), 0) << peer.output();
+  const auto failure = first_failure(monitor, 1000ms);
+  EXPECT_FALSE(failure.has_value()) << failure->to_string();
+}
+
+}  // namespace
+}  // namespace strata
