@@ -1,5 +1,7 @@
 #include "core/collective/collective_ops.h"
 
+#include <array>
+
 #include "core/collective/algorithm_call.h"
 #include "core/collective/call_agreement.h"
 #include "core/collective/call_checks.h"
@@ -113,14 +115,16 @@ Status CollectiveOps::run(CollectiveKind kind, std::span<const Buffer> inputs,
 Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> inputs,
                                  std::span<const Buffer> outputs, ReduceOp op, int root,
                                  const CallOptions& options) {
-  const std::string op_name(collective_name(kind));
+  // Context strings are built only on the way out with an error: the
+  // success path of a small call is a few hundred nanoseconds all told.
+  auto no_algo_context = [&] { return team_->context(nullptr, collective_name(kind), 0); };
   if (!team_->broken().ok()) {
     return FailedPreconditionError("this team is unusable after an earlier failure (" +
                                    team_->broken().message() + "); build a new one")
-        .with_context(team_->context(nullptr, op_name, 0));
+        .with_context(no_algo_context());
   }
   auto shape = check_call(*team_, kind, inputs, outputs, root);
-  if (!shape.ok()) return shape.status().with_context(team_->context(nullptr, op_name, 0));
+  if (!shape.ok()) return shape.status().with_context(no_algo_context());
 
   const strata_call_desc_t desc =
       describe(kind, shape->dtype, shape->count, op, root, shape->in_place);
@@ -130,50 +134,62 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
     if (should_compose(chosen.status(), options)) {
       return run_composed(kind, inputs, outputs, op, root, desc, options);
     }
-    return chosen.status().with_context(team_->context(nullptr, op_name, 0));
+    return chosen.status().with_context(no_algo_context());
   }
   const AlgorithmEntry& algo = **chosen;
 
   const uint64_t sequence = team_->next_sequence();
-  const std::string context = team_->context(&algo, op_name, sequence);
+  auto context = [&] { return team_->context(&algo, collective_name(kind), sequence); };
   const auto timeout = options.timeout.value_or(config_.timeout);
   const Deadline deadline = deadline_after(timeout);
   if (fresh && team_->multi_process()) {
     Status agreed = agree_on_call(*team_, desc, sequence, deadline);
     if (!agreed.ok()) {
       team_->mark_broken(agreed);
-      return agreed.with_context(context);
+      return agreed.with_context(context());
     }
   }
 
   auto state = team_->state_for(algo, deadline);
   if (!state.ok()) {
     team_->mark_broken(state.status());
-    return state.status().with_context(context);
+    return state.status().with_context(context());
   }
-  std::vector<strata_buffer_t> in_abi;
-  std::vector<strata_buffer_t> out_abi;
+  // Teams rarely have more than a handful of local devices: no heap for them.
+  constexpr size_t kInline = 16;
+  std::array<strata_buffer_t, kInline> in_inline;
+  std::array<strata_buffer_t, kInline> out_inline;
+  std::vector<strata_buffer_t> in_heap;
+  std::vector<strata_buffer_t> out_heap;
+  strata_buffer_t* in_abi = in_inline.data();
+  strata_buffer_t* out_abi = out_inline.data();
+  if (inputs.size() > kInline) {
+    in_heap.resize(inputs.size());
+    out_heap.resize(inputs.size());
+    in_abi = in_heap.data();
+    out_abi = out_heap.data();
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    in_abi.push_back(inputs[i].to_abi());
-    out_abi.push_back(outputs[i].to_abi());
+    in_abi[i] = inputs[i].to_abi();
+    out_abi[i] = outputs[i].to_abi();
   }
   strata_call_t call{};
   call.struct_size = sizeof call;
   call.desc = &desc;
-  call.inputs = in_abi.data();
-  call.outputs = out_abi.data();
+  call.inputs = in_abi;
+  call.outputs = out_abi;
   call.sequence = sequence;
   call.deadline_ns = to_ns(deadline);
 
   auto operation = Operation::create(algo, *state, call);
-  if (!operation.ok()) return operation.status().with_context(context);
+  if (!operation.ok()) return operation.status().with_context(context());
   std::function<Status()> health;
   if (team_->multi_process()) health = [this] { return team_->check_health(); };
   Status result = drive_to_completion(*operation, deadline, timeout, health);
   if (!result.ok()) {
     // Peers may be mid-call: the team's sequence can no longer be trusted.
     team_->mark_broken(result);
-    return result.with_context(context);
+    return result.with_context(context());
   }
   return Status::Ok();
 }
