@@ -25,18 +25,20 @@ stage "tests (Release)"
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
 done_stage
 
-# Sanitizer runs skip what only measures or installs (label no_sanitizer).
+# Sanitizer runs skip what only measures or installs (label no_sanitizer)
+# and what runs Open MPI (label mpi): Open MPI is not sanitizer-clean itself
+# (start-up allocations never freed, progress-engine races under TSan).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 stage "build + tests (ASan + UBSan)"
 STRATA_SANITIZE=address,undefined BUILD_TYPE=RelWithDebInfo scripts/build.sh build-asan
-ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900 -LE no_sanitizer
+ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900 -LE "no_sanitizer|mpi"
 done_stage
 
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 stage "build + tests (TSan)"
 STRATA_SANITIZE=thread BUILD_TYPE=RelWithDebInfo scripts/build.sh build-tsan
-ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 900 -LE no_sanitizer
+ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 900 -LE "no_sanitizer|mpi"
 done_stage
 
 echo; echo "all tests passed"
