@@ -1,8 +1,9 @@
 // LocalHarness: the replicas of a team that are devices of this process —
-// all of them, or this process's share of a multi-process team (--processes,
-// where one team serves every test). Buffers live in device memory from the device type's own table and move
-// through its copy_async, exactly as a user's tensors would, so the suite
-// also runs on device types whose memory the host cannot touch.
+// all of them, or this process's share of a multi-process team
+// (--processes, where one team serves every test). Buffers live in device
+// memory from the device type's own table and move through its copy_async,
+// exactly as a user's tensors would, so the suite also runs on device types
+// whose memory the host cannot touch.
 #include <numeric>
 
 #include "core/collective/collective_ops.h"

@@ -1,0 +1,85 @@
+// mpi/all_reduce/native: every process ends with the reduction of all
+// inputs. Runs the point-to-point plans of p2p_schedule.h (recursive
+// doubling for small payloads, ring for large) or, with the option
+// `all_reduce: mpi`, MPI_Iallreduce for MPI libraries that offload it.
+#include "algorithms.h"
+#include "mpi_operation.h"
+#include "mpi_types.h"
+#include "p2p_schedule.h"
+#include "strata/sdk/types.h"
+
+namespace strata::mpi {
+namespace {
+
+class IallreduceOp final : public MpiOperation {
+ public:
+  using MpiOperation::MpiOperation;
+
+ private:
+  void start() override {
+    check_mpi(MPI_Iallreduce(in_place() ? MPI_IN_PLACE : in(), out(), mpi_count(count()),
+                             datatype_of(desc().dtype), op_of(desc().dtype, desc().redop),
+                             comm().handle(), &request_),
+              "MPI_Iallreduce");
+  }
+  void finish() override {
+    if (desc().redop == STRATA_MEAN) {
+      divide_in_place(desc().dtype, out(), count(), static_cast<uint32_t>(size()));
+    }
+  }
+};
+
+class AllReduceNative final : public MpiAlgorithm {
+ public:
+  explicit AllReduceNative(const MpiOptions& options)
+      : MpiAlgorithm(STRATA_ALL_REDUCE,
+                     "non-blocking point-to-point recursive doubling (small) or ring (large), "
+                     "or MPI_Iallreduce (option all_reduce: mpi)",
+                     options) {}
+
+  std::unique_ptr<sdk::Operation> create(sdk::TeamState* team,
+                                         const strata_call_t& call) override {
+    Comm& c = comm(team);
+    switch (schedule(call.desc->count * sdk::dtype_size(call.desc->dtype))) {
+      case AllReduceSchedule::kMpi: return std::make_unique<IallreduceOp>(c, call);
+      case AllReduceSchedule::kRing:
+        return std::make_unique<ScheduleOperation>(c, call, ScheduleOperation::Kind::kRing,
+                                                   options().ring_chunk_bytes);
+      default:
+        return std::make_unique<ScheduleOperation>(
+            c, call, ScheduleOperation::Kind::kRecursiveDoubling, 0);
+    }
+  }
+
+ private:
+  AllReduceSchedule schedule(uint64_t bytes) const {
+    const AllReduceSchedule s = options().all_reduce;
+    if (s != AllReduceSchedule::kAuto) return s;
+    return bytes >= options().ring_bytes ? AllReduceSchedule::kRing
+                                         : AllReduceSchedule::kRecursiveDoubling;
+  }
+
+  double cost(const strata_call_desc_t&, double bytes, int p) const override {
+    switch (schedule(static_cast<uint64_t>(bytes))) {
+      case AllReduceSchedule::kRing: {
+        const double block = bytes / p;
+        return 2 * (p - 1) * message(block) + (p - 1) * reduced(block);
+      }
+      case AllReduceSchedule::kMpi:  // libnbc: reduce to a root, broadcast back
+        return 2 * log2_ceil(p) * message(bytes) + log2_ceil(p) * reduced(bytes);
+      default: {
+        const int pof2_steps = log2_ceil(p + 1) - 1;  // floor(log2 p)
+        const int fold = (p & (p - 1)) != 0 ? 2 : 0;
+        return (pof2_steps + fold) * message(bytes) + (pof2_steps + fold / 2) * reduced(bytes);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Algorithm> make_all_reduce_native(const MpiOptions& options) {
+  return std::make_unique<AllReduceNative>(options);
+}
+
+}  // namespace strata::mpi

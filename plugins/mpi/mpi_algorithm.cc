@@ -1,0 +1,138 @@
+#include "mpi_algorithm.h"
+
+#include <climits>
+#include <cstdlib>
+
+#include "mpi_types.h"
+#include "strata/sdk/device_table.h"
+#include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
+#include "strata/sdk/types.h"
+
+namespace strata::mpi {
+namespace {
+
+bool is_reducing(strata_op_t op) {
+  return op == STRATA_ALL_REDUCE || op == STRATA_REDUCE_SCATTER || op == STRATA_REDUCE;
+}
+
+// "65536", "64KiB", "1MiB", "1.5" (a number with an optional binary unit).
+// `where` names the setting in the error: "plugins.options.mpi.ring_bytes".
+double parse_number(const std::string& where, const std::string& text, bool sizes) {
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  std::string unit(end);
+  const double k = 1024.0;
+  if (sizes && (unit == "KiB" || unit == "K")) value *= k;
+  else if (sizes && (unit == "MiB" || unit == "M")) value *= k * k;
+  else if (sizes && (unit == "GiB" || unit == "G")) value *= k * k * k;
+  else if (!unit.empty() && !(sizes && unit == "B")) end = nullptr;
+  if (end == nullptr || end == text.c_str() || !(value > 0)) {
+    throw sdk::InvalidArgument(where + ": '" + text + "' is not a " +
+                               (sizes ? "positive size (65536, 64KiB, 1MiB)"
+                                      : "positive number"));
+  }
+  return value;
+}
+
+const std::string kPrefix = "plugins.options.mpi.";
+
+}  // namespace
+
+MpiOptions MpiOptions::from_host() {
+  MpiOptions o;
+  // The variable wins over the config (like NCCL_ALGO), for experiments
+  // and tests without a config file; mpirun passes it to every rank.
+  const char* forced = std::getenv("STRATA_MPI_ALL_REDUCE");
+  const std::string where = forced != nullptr && *forced != '\0'
+                                ? "STRATA_MPI_ALL_REDUCE"
+                                : "plugins.options.mpi.all_reduce";
+  std::optional<std::string> schedule = where == "STRATA_MPI_ALL_REDUCE"
+                                     ? std::optional<std::string>(forced)
+                                     : sdk::Host::option("all_reduce");
+  if (schedule) {
+    using S = AllReduceSchedule;
+    if (*schedule == "auto") o.all_reduce = S::kAuto;
+    else if (*schedule == "mpi") o.all_reduce = S::kMpi;
+    else if (*schedule == "recursive_doubling") o.all_reduce = S::kRecursiveDoubling;
+    else if (*schedule == "ring") o.all_reduce = S::kRing;
+    else {
+      throw sdk::InvalidArgument(where + ": '" + *schedule +
+                                 "' is not one of auto, mpi, recursive_doubling, ring");
+    }
+  }
+  if (auto v = sdk::Host::option("ring_bytes")) {
+    o.ring_bytes = static_cast<uint64_t>(parse_number(kPrefix + "ring_bytes", *v, true));
+  }
+  if (auto v = sdk::Host::option("ring_chunk_bytes"); v && *v != "0") {
+    o.ring_chunk_bytes =
+        static_cast<uint64_t>(parse_number(kPrefix + "ring_chunk_bytes", *v, true));
+  }
+  if (auto v = sdk::Host::option("alpha_us")) {
+    o.alpha = parse_number(kPrefix + "alpha_us", *v, false) * 1e-6;
+  }
+  if (auto v = sdk::Host::option("wire_gbytes_per_s")) {
+    o.beta = 1.0 / (parse_number(kPrefix + "wire_gbytes_per_s", *v, false) * 1e9);
+  }
+  if (auto v = sdk::Host::option("reduce_gbytes_per_s")) {
+    o.gamma = 1.0 / (parse_number(kPrefix + "reduce_gbytes_per_s", *v, false) * 1e9);
+  }
+  return o;
+}
+
+MpiAlgorithm::MpiAlgorithm(strata_op_t op, std::string description, const MpiOptions& options)
+    : Algorithm("native", op, STRATA_SCOPE_CROSS_PROCESS, std::move(description)),
+      options_(options) {}
+
+std::optional<std::string> MpiAlgorithm::decline(const strata_call_desc_t& call) const {
+  const strata_team_desc_t& team = *call.team;
+  if (team.local_count != 1 || team.process_count < 2) {
+    return "the mpi plugin takes one buffer per process on teams of two or more processes "
+           "(STRATA_SCOPE_CROSS_PROCESS); core composes it with a local algorithm otherwise";
+  }
+  if (call.op != STRATA_BARRIER) {
+    const auto redop = is_reducing(call.op) ? std::optional(call.redop) : std::nullopt;
+    if (auto why = unsupported(call.dtype, redop)) return why;
+  }
+  uint64_t bytes = call.count * sdk::dtype_size(call.dtype);
+  if (call.op == STRATA_ALL_GATHER || call.op == STRATA_REDUCE_SCATTER) {
+    bytes *= static_cast<uint64_t>(team.replica_count);
+  }
+  if (call.count > INT_MAX || bytes > INT_MAX) {
+    return "the call moves " + std::to_string(bytes) +
+           " bytes per process; MPI's int counts limit one call to 2 GiB here (split the "
+           "tensor, or let AUTO pick another algorithm)";
+  }
+  if (call.op == STRATA_BARRIER) return std::nullopt;
+  try {
+    const auto devices = sdk::DeviceTable::of(call.device_type);
+    if (!devices.props(team.local_devices[0].index).host_accessible) {
+      return std::string("MPI reads and writes host memory, and ") + devices.name() +
+             " memory is not host-accessible (this plugin does not assume a CUDA-aware MPI)";
+    }
+  } catch (const sdk::Error& e) {
+    return std::string("cannot tell whether the buffers are host memory: ") + e.what();
+  }
+  return std::nullopt;
+}
+
+std::optional<double> MpiAlgorithm::estimate(const strata_call_desc_t& call) const {
+  const int p = call.team->process_count;
+  double bytes = static_cast<double>(call.count * sdk::dtype_size(call.dtype));
+  if (call.op == STRATA_ALL_GATHER || call.op == STRATA_REDUCE_SCATTER) {
+    bytes *= call.team->replica_count;
+  }
+  return cost(call, bytes, p < 2 ? 2 : p);
+}
+
+std::unique_ptr<sdk::TeamState> MpiAlgorithm::create_team(const strata_team_desc_t& team) {
+  return std::make_unique<MpiTeam>(team);
+}
+
+int MpiAlgorithm::log2_ceil(int p) {
+  int steps = 0;
+  while ((1 << steps) < p) ++steps;
+  return steps;
+}
+
+}  // namespace strata::mpi

@@ -1,0 +1,69 @@
+// Base of every mpi algorithm: scope CROSS_PROCESS, the checks every call
+// shares (one host-readable buffer per process, MPI's int counts, a dtype
+// this build knows), the team's communicator, and the alpha-beta cost model
+// AUTO ranks them by.
+#ifndef STRATA_PLUGINS_MPI_MPI_ALGORITHM_H_
+#define STRATA_PLUGINS_MPI_MPI_ALGORITHM_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "mpi_team.h"
+#include "strata/sdk/algorithm.h"
+
+namespace strata::mpi {
+
+// How all_reduce runs (plugin option `all_reduce`, README.md).
+enum class AllReduceSchedule {
+  kAuto,               // recursive doubling below ring_bytes, ring from there
+  kMpi,                // MPI_Iallreduce: for MPIs that offload it (HCOLL, UCC)
+  kRecursiveDoubling,  // always
+  kRing,               // always
+};
+
+// The plugin's options (`plugins: {options: {mpi: {...}}}`), read once at
+// registration so that every rank with the same config decides alike.
+struct MpiOptions {
+  AllReduceSchedule all_reduce = AllReduceSchedule::kAuto;
+  uint64_t ring_bytes = 64 * 1024;  // auto: ring from this many bytes per process
+  // The ring's reduce-scatter moves blocks in chunks this big, so that what
+  // arrives is reduced while still in cache (0: whole blocks; README.md).
+  uint64_t ring_chunk_bytes = 1024 * 1024;
+  double alpha = 2e-6;              // seconds per message (latency)
+  double beta = 1.0 / 4e9;          // seconds per byte on the wire
+  double gamma = 1.0 / 8e9;         // seconds per byte reduced
+
+  // Throws sdk::InvalidArgument naming the option and what it expects.
+  static MpiOptions from_host();
+};
+
+class MpiAlgorithm : public sdk::Algorithm {
+ public:
+  MpiAlgorithm(strata_op_t op, std::string description, const MpiOptions& options);
+
+  std::optional<std::string> decline(const strata_call_desc_t& call) const final;
+  std::optional<double> estimate(const strata_call_desc_t& call) const final;
+  std::unique_ptr<sdk::TeamState> create_team(const strata_team_desc_t& team) final;
+
+ protected:
+  // Seconds for `bytes` (the call's per-replica payload, the larger side
+  // for all_gather and reduce_scatter) on `p` processes.
+  virtual double cost(const strata_call_desc_t& call, double bytes, int p) const = 0;
+
+  static Comm& comm(sdk::TeamState* state) { return static_cast<MpiTeam*>(state)->comm(); }
+  const MpiOptions& options() const { return options_; }
+
+  // Alpha-beta pieces.
+  double message(double bytes) const { return options_.alpha + bytes * options_.beta; }
+  double reduced(double bytes) const { return bytes * options_.gamma; }
+  static int log2_ceil(int p);
+
+ private:
+  MpiOptions options_;
+};
+
+}  // namespace strata::mpi
+
+#endif  // STRATA_PLUGINS_MPI_MPI_ALGORITHM_H_

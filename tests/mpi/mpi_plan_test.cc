@@ -1,0 +1,183 @@
+// The point-to-point plans behind mpi/all_reduce/native, run by a simulator
+// instead of MPI: every rank's steps in order, sends delivered in FIFO order
+// per (sender, receiver) as MPI guarantees, each receive checked for its
+// size. Every team size from 2 to 9, counts around the team size, every
+// operator, in place and out of place: the outputs must equal the reference
+// and be bitwise equal on every rank.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <deque>
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include "p2p_schedule.h"
+#include "strata/sdk/host_kernels.h"
+
+namespace strata::mpi {
+namespace {
+
+struct Rank {
+  std::vector<int32_t> in, out, tmp;
+  std::vector<Step> steps;
+  size_t next = 0;
+  bool sent = false;  // the current step's send is delivered
+};
+
+// Runs every rank's plan to the end; false on a deadlock or size mismatch.
+bool simulate(std::vector<Rank>& ranks, std::string& why) {
+  const int p = static_cast<int>(ranks.size());
+  std::map<std::pair<int, int>, std::deque<std::vector<std::byte>>> wire;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int r = 0; r < p; ++r) {
+      Rank& me = ranks[static_cast<size_t>(r)];
+      if (me.next == me.steps.size()) continue;
+      const Step& s = me.steps[me.next];
+      if (s.send_to >= 0 && !me.sent) {
+        const auto* from = static_cast<const std::byte*>(s.send_buf);
+        wire[{r, s.send_to}].emplace_back(from, from + s.send_bytes);
+        me.sent = true;
+        progress = true;
+      }
+      if (s.recv_from >= 0) {
+        auto& queue = wire[{s.recv_from, r}];
+        if (queue.empty()) continue;
+        if (static_cast<int>(queue.front().size()) != s.recv_bytes) {
+          why = "rank " + std::to_string(r) + " step " + std::to_string(me.next) + " expects " +
+                std::to_string(s.recv_bytes) + " bytes, got " +
+                std::to_string(queue.front().size());
+          return false;
+        }
+        std::memcpy(s.recv_buf, queue.front().data(), queue.front().size());
+        queue.pop_front();
+      }
+      if (s.dst != nullptr) {
+        const void* const srcs[2] = {s.a, s.b};
+        sdk::reduce_host(STRATA_I32, s.op, s.dst, srcs, 2, s.count, static_cast<uint32_t>(p));
+      }
+      ++me.next;
+      me.sent = false;
+      progress = true;
+    }
+  }
+  for (int r = 0; r < p; ++r) {
+    if (ranks[static_cast<size_t>(r)].next != ranks[static_cast<size_t>(r)].steps.size()) {
+      why = "deadlock: rank " + std::to_string(r) + " stuck at step " +
+            std::to_string(ranks[static_cast<size_t>(r)].next);
+      return false;
+    }
+  }
+  return true;
+}
+
+int32_t reference(strata_redop_t op, const std::vector<int32_t>& column) {
+  bool first = true;
+  int64_t acc = 0;
+  for (const int32_t x : column) {
+    const int64_t v = x;
+    if (first) {
+      acc = v;
+      first = false;
+      continue;
+    }
+    if (op == STRATA_PROD) acc *= v;
+    else if (op == STRATA_MIN) acc = std::min(acc, v);
+    else if (op == STRATA_MAX) acc = std::max(acc, v);
+    else acc += v;
+  }
+  if (op == STRATA_MEAN) acc /= static_cast<int64_t>(column.size());  // truncates toward zero
+  return static_cast<int32_t>(acc);
+}
+
+void check_plan(bool ring, uint64_t chunk, int p, uint64_t count, strata_redop_t op,
+                bool in_place) {
+  SCOPED_TRACE((ring ? "ring, chunk " + std::to_string(chunk) : "recursive doubling") +
+               std::string(" p=") + std::to_string(p) +
+               " count=" + std::to_string(count) + " op=" + std::to_string(op) +
+               (in_place ? " in place" : " out of place"));
+  std::vector<Rank> ranks(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    Rank& me = ranks[static_cast<size_t>(r)];
+    me.in.resize(count);
+    for (uint64_t i = 0; i < count; ++i) {
+      // Small values: PROD of nine ranks stays far inside int32.
+      me.in[i] = static_cast<int32_t>((static_cast<int>(i) * 7 + r * 3) % 5) - 2;
+    }
+    me.out.assign(count, 1000);
+    me.tmp.assign(ring ? ring_scratch_bytes(count, 4, p, chunk) / 4 : count, -77);
+    PlanInput plan{.rank = r, .size = p, .in = me.in.data(),
+                   .out = in_place ? me.in.data() : me.out.data(), .tmp = me.tmp.data(),
+                   .count = count, .elem = 4, .op = op, .chunk_elements = chunk};
+    if (ring) plan_ring(plan, me.steps);
+    else plan_recursive_doubling(plan, me.steps);
+  }
+  std::vector<std::vector<int32_t>> inputs;
+  for (const Rank& me : ranks) inputs.push_back(me.in);
+  std::string why;
+  ASSERT_TRUE(simulate(ranks, why)) << why;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::vector<int32_t> column;
+    for (const auto& in : inputs) column.push_back(in[i]);
+    const int32_t want = reference(op, column);
+    for (int r = 0; r < p; ++r) {
+      const Rank& me = ranks[static_cast<size_t>(r)];
+      const int32_t got = in_place ? me.in[i] : me.out[i];
+      ASSERT_EQ(got, want) << "rank " << r << " element " << i;
+    }
+  }
+}
+
+// (ring?, chunk elements): recursive doubling, the ring whole, the ring in
+// chunks of 3 (blocks of 1000/p elements end in a short chunk, and
+// neighbouring blocks may have different chunk counts).
+class PlanTest : public ::testing::TestWithParam<std::pair<bool, uint64_t>> {};
+
+TEST_P(PlanTest, EveryTeamSizeCountAndOperator) {
+  const auto [ring, chunk] = GetParam();
+  for (int p = 2; p <= 9; ++p) {
+    for (const uint64_t count : {uint64_t{1}, uint64_t(p - 1), uint64_t(p), uint64_t(2 * p + 1),
+                                 uint64_t(3 * p + 1), uint64_t{1000}}) {
+      for (strata_redop_t op = 0; op < STRATA_REDOP_COUNT; ++op) {
+        for (const bool in_place : {false, true}) check_plan(ring, chunk, p, count, op, in_place);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, PlanTest,
+                         ::testing::Values(std::pair<bool, uint64_t>{false, 0},
+                                           std::pair<bool, uint64_t>{true, 0},
+                                           std::pair<bool, uint64_t>{true, 3}),
+                         [](const auto& param_info) {
+                           if (!param_info.param.first) return std::string("RecursiveDoubling");
+                           return param_info.param.second == 0 ? std::string("Ring")
+                                                               : std::string("RingInChunks");
+                         });
+
+TEST(PlanShape, TwoRanksRecursiveDoublingIsOneExchange) {
+  int32_t in = 1, out = 0, tmp = 0;
+  std::vector<Step> steps;
+  plan_recursive_doubling({.rank = 0, .size = 2, .in = &in, .out = &out, .tmp = &tmp,
+                           .count = 1, .elem = 4},
+                          steps);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].send_to, 1);
+  EXPECT_EQ(steps[0].recv_from, 1);
+}
+
+TEST(PlanShape, RingHasTwoPMinusOneSteps) {
+  std::vector<int32_t> in(100), out(100), tmp(25);
+  std::vector<Step> steps(9);  // replaced, not appended to
+  plan_ring({.rank = 2, .size = 4, .in = in.data(), .out = out.data(), .tmp = tmp.data(),
+             .count = 100, .elem = 4},
+            steps);
+  EXPECT_EQ(steps.size(), 6u);
+  EXPECT_EQ(ring_scratch_bytes(100, 4, 4, 0), 100u);
+  EXPECT_EQ(ring_scratch_bytes(101, 4, 4, 0), 104u);
+  EXPECT_EQ(ring_scratch_bytes(101, 4, 4, 10), 40u);
+}
+
+}  // namespace
+}  // namespace strata::mpi
