@@ -427,6 +427,25 @@ TEST(ParseErrors, Cluster) {
   EXPECT_EQ(config->cluster.resolver, "my_scheduler");
 }
 
+TEST(ParseErrors, ClusterStoreAndTimes) {
+  const std::string bad_store = error_of("strata: 1\ncluster: {store: 10.0.0.1}\n");
+  EXPECT_EQ(bad_store.rfind("test.yaml:2:18: ", 0), 0u) << bad_store;
+  EXPECT_NE(bad_store.find("expected 'auto' or <type>:<address>"), std::string::npos) << bad_store;
+  EXPECT_NE(error_of("strata: 1\ncluster: {store: 'tcp:'}\n").find("got 'tcp:'"),
+            std::string::npos);
+  EXPECT_NE(error_of("strata: 1\ncluster: {heartbeat: 5}\n").find("cluster.heartbeat"),
+            std::string::npos);
+  EXPECT_NE(error_of("strata: 1\ncluster: {rendezvous_timeout: 0s}\n").find("must be positive"),
+            std::string::npos);
+  StatusOr<Config> config =
+      parse("strata: 1\ncluster: {store: 'tcp:10.0.0.1:29500', rendezvous_timeout: 30s, "
+            "heartbeat: 250ms}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->cluster.store, "tcp:10.0.0.1:29500");
+  EXPECT_EQ(config->cluster.rendezvous_timeout, std::chrono::seconds(30));
+  EXPECT_EQ(config->cluster.heartbeat, std::chrono::milliseconds(250));
+}
+
 TEST(ParseErrors, Devices) {
   EXPECT_EQ(error_of("strata: 1\ndevices: {cpu: {count: 0}}\n"),
             "test.yaml:2:24: devices.cpu.count: expected a whole number from 1 to 1024, "
@@ -574,6 +593,9 @@ TEST(ShippedConfigs, DefaultYamlSaysWhatTheDefaultsAre) {
   ASSERT_TRUE(written.ok()) << written.status();
   ASSERT_TRUE(implied.ok()) << implied.status();
   EXPECT_EQ(written->cluster.resolver, implied->cluster.resolver);
+  EXPECT_EQ(written->cluster.store, implied->cluster.store);
+  EXPECT_EQ(written->cluster.rendezvous_timeout, implied->cluster.rendezvous_timeout);
+  EXPECT_EQ(written->cluster.heartbeat, implied->cluster.heartbeat);
   EXPECT_EQ(written->strategy.kind, implied->strategy.kind);
   EXPECT_EQ(written->collectives.implementation, implied->collectives.implementation);
   EXPECT_EQ(written->collectives.timeout, implied->collectives.timeout);
