@@ -6,7 +6,8 @@
 // sizes and iteration counts; each side's time is the slowest rank's mean
 // per call, best of --rounds rounds, so both see the same machine state.
 //
-//   mpirun -np 2 build/bin/strata-mpi-bench [-b 8B] [-e 64MiB] [--csv FILE]
+//   mpirun -np 2 build/bin/strata-mpi-bench [-b 8B] [-e 64MiB] [--out-of-place]
+//                                           [--csv FILE]
 //
 // It links MPI itself (core never does), so it initialises MPI first and
 // the plugin, finding MPI initialised, leaves init and finalize to it.
@@ -34,6 +35,7 @@ struct Options {
   int rounds = 3;
   std::string algorithm = "mpi/all_reduce/native";
   std::string csv;
+  bool in_place = true;
 };
 
 int iterations_for(uint64_t bytes) {
@@ -80,8 +82,8 @@ Status run(const Options& o, int rank, int world) {
 
   std::FILE* csv = nullptr;
   if (rank == 0) {
-    std::printf("# %d ranks, f32 sum, raw MPI_Allreduce vs CollectiveOps::all_reduce (%s)\n",
-                world, o.algorithm.c_str());
+    std::printf("# %d ranks, f32 sum, %s, raw MPI_Allreduce vs CollectiveOps::all_reduce (%s)\n",
+                world, o.in_place ? "in place" : "out of place", o.algorithm.c_str());
     std::printf("%12s %8s %12s %12s %10s %8s\n", "size", "iters", "mpi_us", "strata_us",
                 "extra_us", "ratio");
     if (!o.csv.empty()) {
@@ -92,17 +94,20 @@ Status run(const Options& o, int rank, int world) {
   for (uint64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
     const uint64_t count = std::max<uint64_t>(bytes / 4, 1);
     std::vector<float> data(count, 1.0f);
+    std::vector<float> result(o.in_place ? 0 : count);
+    float* out = o.in_place ? data.data() : result.data();
     const Buffer buffer{data.data(), DType::kF32, count, devices[0]};
+    const Buffer out_buffer{out, DType::kF32, count, devices[0]};
     const int iterations = iterations_for(bytes);
     double raw = 1e30, ours = 1e30;
     Status failure;
     for (int round = 0; round < o.rounds; ++round) {
       raw = std::min(raw, time_loop(iterations, [&] {
-        MPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
-                      MPI_COMM_WORLD);
+        MPI_Allreduce(o.in_place ? MPI_IN_PLACE : data.data(), out, static_cast<int>(count),
+                      MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
       }));
       ours = std::min(ours, time_loop(iterations, [&] {
-        Status s = ops->all_reduce({&buffer, 1}, {&buffer, 1}, ReduceOp::kSum, call);
+        Status s = ops->all_reduce({&buffer, 1}, {&out_buffer, 1}, ReduceOp::kSum, call);
         if (!s.ok() && failure.ok()) failure = s;
       }));
       STRATA_RETURN_IF_ERROR(failure);
@@ -149,12 +154,14 @@ int main(int argc, char** argv) {
       o.rounds = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--algorithm" && has_value) {
       o.algorithm = argv[++i];
+    } else if (arg == "--out-of-place") {
+      o.in_place = false;
     } else if (arg == "--csv" && has_value) {
       o.csv = argv[++i];
     } else {
       if (rank == 0) {
         std::fprintf(stderr, "usage: mpirun -np N strata-mpi-bench [-b SIZE] [-e SIZE] "
-                             "[--rounds N] [--algorithm ID|auto] [--csv FILE]\n");
+                             "[--rounds N] [--algorithm ID|auto] [--out-of-place] [--csv FILE]\n");
       }
       exit_code = arg == "--help" ? 0 : 2;
       break;
