@@ -101,8 +101,14 @@ std::vector<Candidate> Selector::ordered_candidates(const strata_call_desc_t& ca
       rest.push_back(std::move(c));
     }
   }
+  // Algorithms whose scope cannot cover this team (a cross-process one for a
+  // local team) go last: they would decline anyway, and listing them among
+  // the others would make the order depend on estimates that do not apply.
+  auto fits = [&](const Candidate& c) { return scope_fits(*c.algorithm, *call.team); };
   std::sort(preferred.begin(), preferred.end(), auto_order);
   std::sort(rest.begin(), rest.end(), auto_order);
+  std::stable_partition(preferred.begin(), preferred.end(), fits);
+  std::stable_partition(rest.begin(), rest.end(), fits);
   for (auto& c : preferred) out.push_back(std::move(c));
   for (auto& c : rest) out.push_back(std::move(c));
   return out;
@@ -132,14 +138,14 @@ StatusOr<Selection> Selector::select(const strata_call_desc_t& call,
   }
 
   for (Candidate& c : sel.candidates) {
-    if (sel.chosen != nullptr) {
-      c.verdict = "not tried";
-      continue;
-    }
     if (!scope_fits(*c.algorithm, *call.team)) {
       c.verdict = "declined: its scope does not cover " +
                   std::to_string(call.team->process_count) + " process(es) x " +
                   std::to_string(call.team->local_count) + " local device(s)";
+      continue;
+    }
+    if (sel.chosen != nullptr) {
+      c.verdict = "not tried";
       continue;
     }
     const Support support = call_supports(*c.algorithm, call);

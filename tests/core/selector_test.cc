@@ -182,9 +182,11 @@ TEST_F(SelectorTest, ScopeMismatchIsADecline) {
   add("p", "local", est(1e-3));
   const Selection s = select();
   EXPECT_EQ(s.chosen->id, "p/all_reduce/local");
-  EXPECT_THAT(listing(s), ElementsAre("p/all_reduce/cross: declined: its scope does not cover "
-                                      "1 process(es) x 2 local device(s)",
-                                      "p/all_reduce/local: selected"));
+  // Out of scope goes last, whatever its estimate, and is always listed as
+  // declined (never "not tried"): explain shows why it could not run.
+  EXPECT_THAT(listing(s), ElementsAre("p/all_reduce/local: selected",
+                                      "p/all_reduce/cross: declined: its scope does not cover "
+                                      "1 process(es) x 2 local device(s)"));
 
   const AlgorithmEntry& cross = *registry_.find_algorithm("p/all_reduce/cross");
   strata_team_desc_t shape = team_;
