@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include <thread>
 
 #include "core/cluster/duration_text.h"
+#include "core/cluster/store_counter.h"
 #include "core/common/clock.h"
 #include "strata/sdk/error.h"
 
@@ -119,19 +119,9 @@ class FileStore final : public sdk::Store {
       }
     }
     const std::string slot = read_value(key).value_or("");
-    int64_t current = 0;
-    if (!slot.empty()) {
-      const auto [end, ec] = std::from_chars(slot.data(), slot.data() + slot.size(), current);
-      if (ec != std::errc() || end != slot.data() + slot.size()) {
-        throw sdk::InvalidArgument("key '" + std::string(key) + "' holds '" + slot +
-                                   "', which is not an integer");
-      }
-    }
-    int64_t value = 0;
-    if (__builtin_add_overflow(current, delta, &value)) {
-      throw sdk::InvalidArgument("adding " + std::to_string(delta) + " to key '" +
-                                 std::string(key) + "' (" + slot + ") would overflow");
-    }
+    auto sum = add_to_counter(key, slot, delta);
+    if (!sum.ok()) throw sdk::InvalidArgument(sum.status().message());
+    const int64_t value = *sum;
     write_atomically(key, std::to_string(value));
     return value;  // the lock goes with `lock`'s descriptor
   }

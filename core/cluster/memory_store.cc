@@ -1,11 +1,11 @@
 #include "core/cluster/memory_store.h"
 
-#include <charconv>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <string>
 
+#include "core/cluster/store_counter.h"
 #include "core/common/clock.h"
 #include "strata/sdk/error.h"
 
@@ -55,21 +55,9 @@ class MemoryStore final : public sdk::Store {
   int64_t add(std::string_view key, int64_t delta) override {
     std::lock_guard lock(space_->mu);
     std::string& slot = space_->values[std::string(key)];
-    // Parsed strictly: std::stoll would read "12abc" as 12 and report "hello"
-    // only as "stoll", without the key.
-    int64_t current = 0;
-    if (!slot.empty()) {
-      const auto [end, ec] = std::from_chars(slot.data(), slot.data() + slot.size(), current);
-      if (ec != std::errc() || end != slot.data() + slot.size()) {
-        throw sdk::InvalidArgument("key '" + std::string(key) + "' holds '" + slot +
-                                   "', which is not an integer");
-      }
-    }
-    int64_t value = 0;
-    if (__builtin_add_overflow(current, delta, &value)) {
-      throw sdk::InvalidArgument("adding " + std::to_string(delta) + " to key '" +
-                                 std::string(key) + "' (" + slot + ") would overflow");
-    }
+    auto sum = add_to_counter(key, slot, delta);
+    if (!sum.ok()) throw sdk::InvalidArgument(sum.status().message());
+    const int64_t value = *sum;
     slot = std::to_string(value);
     space_->changed.notify_all();
     return value;

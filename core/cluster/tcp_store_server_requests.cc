@@ -2,8 +2,8 @@
 // key/value table. The loop itself (sockets, poll, lifecycle) is in
 // tcp_store_server_loop.cc.
 #include <algorithm>
-#include <charconv>
 
+#include "core/cluster/store_counter.h"
 #include "core/cluster/tcp_store_server_loop.h"
 #include "core/common/logging.h"
 
@@ -94,19 +94,7 @@ void ServerLoop::handle(Conn& c, Request& r) {
 
 StatusOr<int64_t> ServerLoop::add(const std::string& key, int64_t delta) {
   std::string& slot = values_[key];
-  int64_t current = 0;
-  if (!slot.empty()) {
-    const auto [end, ec] = std::from_chars(slot.data(), slot.data() + slot.size(), current);
-    if (ec != std::errc() || end != slot.data() + slot.size()) {
-      return InvalidArgumentError("key '" + key + "' holds '" + slot.substr(0, 64) +
-                                  "', which is not an integer");
-    }
-  }
-  int64_t value = 0;
-  if (__builtin_add_overflow(current, delta, &value)) {
-    return InvalidArgumentError("adding " + std::to_string(delta) + " to key '" + key + "' (" +
-                                slot + ") would overflow");
-  }
+  STRATA_ASSIGN_OR_RETURN(const int64_t value, add_to_counter(key, slot, delta));
   slot = std::to_string(value);
   return value;
 }
