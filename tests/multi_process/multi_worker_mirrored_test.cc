@@ -18,6 +18,7 @@
 #include "core/strategy/strategy_factory.h"
 #include "core/train/hooks.h"
 #include "core/train/model.h"
+#include "process_world.h"
 
 namespace strata {
 namespace {
@@ -26,16 +27,7 @@ constexpr int kWorkers = 2;
 constexpr int kLocal = 2;
 
 std::shared_ptr<Runtime> make_runtime() {
-  Config config;
-  config.devices.cpu_count = kWorkers * kLocal;
-  auto rt = Runtime::create(
-      config, RuntimeOptions{.discover_plugins = false,
-                             .use_environment = false,
-                             .plugin_files = {
-                                 std::string(STRATA_PLUGIN_DIR) + "/libstrata_hierarchical_copy.so",
-                                 std::string(STRATA_MULTI_PROCESS_PLUGIN)}});
-  EXPECT_TRUE(rt.ok()) << rt.status();
-  return rt.ok() ? *rt : nullptr;
+  return testing::make_multi_process_runtime(kWorkers * kLocal);
 }
 
 Dataset digit_batches(int64_t rows, int64_t batch) {

@@ -8,13 +8,9 @@
 
 namespace strata::testing {
 
-std::unique_ptr<ProcessWorld> ProcessWorld::create(int processes, int local) {
-  static std::atomic<int> next_space{0};
-  auto world = std::make_unique<ProcessWorld>();
-  world->processes_ = processes;
-  world->local_ = local;
+std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count) {
   Config config;
-  config.devices.cpu_count = processes * local;
+  config.devices.cpu_count = cpu_count;
   auto rt = Runtime::create(
       config, RuntimeOptions{.discover_plugins = false,
                              .use_environment = false,
@@ -25,7 +21,16 @@ std::unique_ptr<ProcessWorld> ProcessWorld::create(int processes, int local) {
     ADD_FAILURE() << rt.status();
     return nullptr;
   }
-  world->runtime_ = *rt;
+  return *rt;
+}
+
+std::unique_ptr<ProcessWorld> ProcessWorld::create(int processes, int local) {
+  static std::atomic<int> next_space{0};
+  auto world = std::make_unique<ProcessWorld>();
+  world->processes_ = processes;
+  world->local_ = local;
+  world->runtime_ = make_multi_process_runtime(processes * local);
+  if (world->runtime_ == nullptr) return nullptr;
   const StoreTypeEntry* memory = world->runtime_->registry().find_store_type("memory");
   const std::string space = "process_world_" + std::to_string(next_space++);
   for (int p = 0; p < processes; ++p) {

@@ -17,6 +17,10 @@
 
 namespace strata::testing {
 
+// A Runtime with `cpu_count` CPU devices and the hierarchical_copy and
+// store_exchange plugins; nullptr (with a test failure) on error.
+std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count);
+
 class ProcessWorld {
  public:
   // `processes` x `local` devices; nullptr (with a test failure) on error.
