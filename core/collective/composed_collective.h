@@ -14,7 +14,6 @@
 #include <chrono>
 #include <memory>
 #include <span>
-#include <string>
 
 #include "core/collective/buffer.h"
 #include "core/collective/packing.h"
@@ -39,10 +38,6 @@ class ComposedCollective {
   Status run(CollectiveKind kind, std::span<const Buffer> inputs,
              std::span<const Buffer> outputs, ReduceOp op, int root, uint64_t count,
              Deadline deadline);
-
-  // "local hierarchical_copy/... → cross-process mpi/... → local ..." for
-  // explain and logs, filled as the steps run.
-  const std::string& last_plan() const { return plan_; }
 
  private:
   ComposedCollective(const Team& parent, std::unique_ptr<CollectiveOps> local,
@@ -69,7 +64,6 @@ class ComposedCollective {
   std::unique_ptr<CollectiveOps> local_;
   std::unique_ptr<CollectiveOps> cross_;
   PackScratch scratch_;
-  std::string plan_;
 };
 
 }  // namespace strata
