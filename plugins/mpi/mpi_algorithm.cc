@@ -64,9 +64,10 @@ MpiOptions MpiOptions::from_host() {
   if (auto v = sdk::Host::option("ring_bytes")) {
     o.ring_bytes = static_cast<uint64_t>(parse_number(kPrefix + "ring_bytes", *v, true));
   }
-  if (auto v = sdk::Host::option("ring_chunk_bytes"); v && *v != "0") {
+  if (auto v = sdk::Host::option("ring_chunk_bytes")) {
     o.ring_chunk_bytes =
-        static_cast<uint64_t>(parse_number(kPrefix + "ring_chunk_bytes", *v, true));
+        *v == "0" ? 0
+                  : static_cast<uint64_t>(parse_number(kPrefix + "ring_chunk_bytes", *v, true));
   }
   if (auto v = sdk::Host::option("alpha_us")) {
     o.alpha = parse_number(kPrefix + "alpha_us", *v, false) * 1e-6;

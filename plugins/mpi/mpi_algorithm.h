@@ -28,9 +28,11 @@ enum class AllReduceSchedule {
 struct MpiOptions {
   AllReduceSchedule all_reduce = AllReduceSchedule::kAuto;
   uint64_t ring_bytes = 64 * 1024;  // auto: ring from this many bytes per process
-  // The ring's reduce-scatter moves blocks in chunks this big, so that what
-  // arrives is reduced while still in cache (0: whole blocks; README.md).
-  uint64_t ring_chunk_bytes = 1024 * 1024;
+  // The ring's reduce-scatter can move blocks in chunks this big, the next
+  // chunk posted while this one is reduced (0: whole blocks). Whole blocks
+  // by default: over shared memory Open MPI copies a message in one
+  // single-copy transfer, and chunks only added round trips (README.md).
+  uint64_t ring_chunk_bytes = 0;
   double alpha = 2e-6;              // seconds per message (latency)
   double beta = 1.0 / 4e9;          // seconds per byte on the wire
   double gamma = 1.0 / 8e9;         // seconds per byte reduced

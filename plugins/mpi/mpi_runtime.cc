@@ -88,7 +88,14 @@ std::string ompi_server_uri() {
 }
 
 MpiRuntime& MpiRuntime::instance() {
-  static MpiRuntime* runtime = new MpiRuntime();  // never destroyed: atexit uses it
+  // Never destroyed: the atexit finaliser uses it. The library is pinned as
+  // soon as the object exists, so the object stays reachable (and MPI's
+  // state with it) even after core unloads the plugin — otherwise a plugin
+  // loaded only to be listed would leave an unreachable allocation behind.
+  static MpiRuntime* runtime = [] {
+    pin_this_library();
+    return new MpiRuntime();
+  }();
   return *runtime;
 }
 
@@ -121,8 +128,7 @@ void MpiRuntime::ensure_initialized() {
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     std::atexit(&finalize_at_process_exit);
   }
-  pin_this_library();
-  create_user_ops();
+  create_user_ops();  // the library is pinned since instance() (user ops live in it)
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
   int length = 0;
   MPI_Get_library_version(version, &length);

@@ -61,11 +61,16 @@ struct PlanInput {
 void plan_recursive_doubling(const PlanInput& in, std::vector<Step>& steps);
 // 2(p-1) rounds of one block (count/p elements) each, the reduce-scatter
 // rounds in chunks; each rank computes one block's final value and every
-// rank receives it, so results are bitwise equal everywhere. Scratch: one
-// chunk.
+// rank receives it, so results are bitwise equal everywhere. Scratch: two
+// chunks when a block has several (they alternate), else one block.
 void plan_ring(const PlanInput& in, std::vector<Step>& steps);
 uint64_t ring_block_elements(uint64_t count, int size);
 uint64_t ring_scratch_bytes(uint64_t count, size_t elem, int size, uint64_t chunk_elements);
+
+// Whether `next`'s receive and send may be posted before `current`'s
+// reduction runs: its send must not read what the reduction writes, and its
+// receive must not land on anything the reduction reads or writes.
+bool can_post_early(const Step& next, const Step& current, size_t elem);
 
 class ScheduleOperation final : public MpiOperation {
  public:
@@ -77,17 +82,23 @@ class ScheduleOperation final : public MpiOperation {
   void start() override;
   bool progress() override;
   uint64_t progress_mark() const override { return next_; }
-  void post_step(const Step& step);
+  void post_step(size_t index);
 
   void combine(const Step& step);
+
+  // A posted step's requests: step i uses pending_[i % 2], so at most the
+  // current step and the one posted early are in flight.
+  struct Pending {
+    int count = 0;
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  };
 
   std::vector<Step>& steps_;  // the team's (calls on one team never overlap)
   MPI_Datatype type_;
   MPI_Op op_;  // MEAN's partial operator, SUM
-  size_t next_ = 0;
-  bool in_flight_ = false;
-  int requests_ = 0;
-  MPI_Request request_pair_[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  size_t next_ = 0;    // the step being waited for
+  size_t posted_ = 0;  // steps before this one are posted
+  Pending pending_[2];
 };
 
 }  // namespace strata::mpi

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -21,13 +22,32 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+// Every file a test makes lives in one directory per test process, removed
+// when the process's tests end, so runs leave nothing behind in /tmp.
+std::string process_temp_dir() {
+  return ::testing::TempDir() + "strata_cli_" + std::to_string(getpid());
+}
+
+class ProcessTempDirRemover : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(process_temp_dir(), ignored);
+  }
+};
+
+[[maybe_unused]] ::testing::Environment* const kRemover =
+    ::testing::AddGlobalTestEnvironment(new ProcessTempDirRemover);
+
 }  // namespace
 
 std::string test_plugin_dir() { return CLI_TEST_PLUGIN_DIR; }
 
 std::string temp_path(const std::string& name) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string base = ::testing::TempDir() + "strata_cli_" + std::to_string(getpid()) + "_";
+  const std::string dir = process_temp_dir();
+  std::filesystem::create_directories(dir);
+  std::string base = dir + "/";
   if (info != nullptr) base += std::string(info->test_suite_name()) + "_" + info->name() + "_";
   return base + name;
 }

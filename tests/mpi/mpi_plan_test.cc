@@ -22,13 +22,39 @@ struct Rank {
   std::vector<int32_t> in, out, tmp;
   std::vector<Step> steps;
   size_t next = 0;
-  bool sent = false;  // the current step's send is delivered
+  bool sent = false;      // the current step's send is delivered
+  bool received = false;  // the current step's receive has landed
 };
 
+using Wire = std::map<std::pair<int, int>, std::deque<std::vector<std::byte>>>;
+
+void send(Wire& wire, int from_rank, const Step& s) {
+  const auto* from = static_cast<const std::byte*>(s.send_buf);
+  wire[{from_rank, s.send_to}].emplace_back(from, from + s.send_bytes);
+}
+
+// Lands the step's message if one is queued; false when none is (yet).
+bool receive(Wire& wire, int r, size_t index, const Step& s, std::string& why) {
+  auto& queue = wire[{s.recv_from, r}];
+  if (queue.empty()) return false;
+  if (static_cast<int>(queue.front().size()) != s.recv_bytes) {
+    why = "rank " + std::to_string(r) + " step " + std::to_string(index) + " expects " +
+          std::to_string(s.recv_bytes) + " bytes, got " + std::to_string(queue.front().size());
+    return false;
+  }
+  std::memcpy(s.recv_buf, queue.front().data(), queue.front().size());
+  queue.pop_front();
+  return true;
+}
+
 // Runs every rank's plan to the end; false on a deadlock or size mismatch.
+// Like ScheduleOperation, a rank posts the next step before reducing when
+// can_post_early() allows it, and the simulator takes the harshest timing
+// for that: the early send reads its buffer at once, and an early receive
+// lands before the reduction whenever its message is already there.
 bool simulate(std::vector<Rank>& ranks, std::string& why) {
   const int p = static_cast<int>(ranks.size());
-  std::map<std::pair<int, int>, std::deque<std::vector<std::byte>>> wire;
+  Wire wire;
   for (bool progress = true; progress;) {
     progress = false;
     for (int r = 0; r < p; ++r) {
@@ -36,29 +62,35 @@ bool simulate(std::vector<Rank>& ranks, std::string& why) {
       if (me.next == me.steps.size()) continue;
       const Step& s = me.steps[me.next];
       if (s.send_to >= 0 && !me.sent) {
-        const auto* from = static_cast<const std::byte*>(s.send_buf);
-        wire[{r, s.send_to}].emplace_back(from, from + s.send_bytes);
+        send(wire, r, s);
         me.sent = true;
         progress = true;
       }
-      if (s.recv_from >= 0) {
-        auto& queue = wire[{s.recv_from, r}];
-        if (queue.empty()) continue;
-        if (static_cast<int>(queue.front().size()) != s.recv_bytes) {
-          why = "rank " + std::to_string(r) + " step " + std::to_string(me.next) + " expects " +
-                std::to_string(s.recv_bytes) + " bytes, got " +
-                std::to_string(queue.front().size());
-          return false;
+      if (s.recv_from >= 0 && !me.received) {
+        if (!receive(wire, r, me.next, s, why)) {
+          if (!why.empty()) return false;
+          continue;
         }
-        std::memcpy(s.recv_buf, queue.front().data(), queue.front().size());
-        queue.pop_front();
+      }
+      bool next_sent = false, next_received = false;
+      if (me.next + 1 < me.steps.size() && can_post_early(me.steps[me.next + 1], s, 4)) {
+        const Step& n = me.steps[me.next + 1];
+        if (n.send_to >= 0) {
+          send(wire, r, n);
+          next_sent = true;
+        }
+        if (n.recv_from >= 0) {
+          next_received = receive(wire, r, me.next + 1, n, why);
+          if (!why.empty()) return false;
+        }
       }
       if (s.dst != nullptr) {
         const void* const srcs[2] = {s.a, s.b};
         sdk::reduce_host(STRATA_I32, s.op, s.dst, srcs, 2, s.count, static_cast<uint32_t>(p));
       }
       ++me.next;
-      me.sent = false;
+      me.sent = next_sent;
+      me.received = next_received;
       progress = true;
     }
   }
@@ -176,7 +208,30 @@ TEST(PlanShape, RingHasTwoPMinusOneSteps) {
   EXPECT_EQ(steps.size(), 6u);
   EXPECT_EQ(ring_scratch_bytes(100, 4, 4, 0), 100u);
   EXPECT_EQ(ring_scratch_bytes(101, 4, 4, 0), 104u);
-  EXPECT_EQ(ring_scratch_bytes(101, 4, 4, 10), 40u);
+  EXPECT_EQ(ring_scratch_bytes(101, 4, 4, 10), 80u);  // two slots: blocks of 26 in chunks
+  EXPECT_EQ(ring_scratch_bytes(101, 4, 4, 26), 104u);  // one chunk per block: one slot
+}
+
+TEST(PlanShape, AChunkIsPostedEarlyOnlyWhenItDoesNotTouchTheReduction) {
+  std::vector<int32_t> in(1000), tmp(2 * 50);
+  std::vector<Step> steps;
+  plan_ring({.rank = 0, .size = 2, .in = in.data(), .out = in.data(), .tmp = tmp.data(),
+             .count = 1000, .elem = 4, .chunk_elements = 50},
+            steps);
+  // Reduce-scatter: 10 chunks of block 1, then the all-gather of block 0.
+  ASSERT_EQ(steps.size(), 11u);
+  for (size_t i = 0; i + 2 < steps.size(); ++i) {
+    EXPECT_NE(steps[i].b, steps[i + 1].b) << "chunks alternate scratch slots";
+    EXPECT_TRUE(can_post_early(steps[i + 1], steps[i], 4)) << "chunk " << i + 1;
+  }
+  // The all-gather sends the block the last chunk completes.
+  EXPECT_FALSE(can_post_early(steps[10], steps[9], 4));
+  // Recursive doubling sends what the previous exchange computed.
+  plan_recursive_doubling({.rank = 0, .size = 4, .in = in.data(), .out = in.data(),
+                           .tmp = tmp.data(), .count = 10, .elem = 4},
+                          steps);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_FALSE(can_post_early(steps[1], steps[0], 4));
 }
 
 }  // namespace

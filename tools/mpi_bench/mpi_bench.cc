@@ -4,10 +4,13 @@
 // plugin (team from the mpi resolver and the job store, algorithm forced to
 // mpi/all_reduce/native unless --algorithm says otherwise). Same buffers,
 // sizes and iteration counts; each side's time is the slowest rank's mean
-// per call, best of --rounds rounds, so both see the same machine state.
+// per call, best of --rounds rounds, so both see the same machine state;
+// `ratio` compares the two bests, `median` is the median of the rounds' own
+// ratios (each round times both sides back to back, in alternating order),
+// the steadier figure on a VM whose speed drifts between rounds.
 //
 //   mpirun -np 2 build/bin/strata-mpi-bench [-b 8B] [-e 64MiB] [--out-of-place]
-//                                           [--csv FILE]
+//                                           [--csv FILE] [--config FILE]
 //
 // It links MPI itself (core never does), so it initialises MPI first and
 // the plugin, finding MPI initialised, leaves init and finalize to it.
@@ -24,6 +27,7 @@
 #include "core/cluster/resolve.h"
 #include "core/collective/collective_ops.h"
 #include "core/common/units.h"
+#include "core/config/config.h"
 #include "core/runtime/runtime.h"
 
 namespace strata {
@@ -35,13 +39,14 @@ struct Options {
   int rounds = 3;
   std::string algorithm = "mpi/all_reduce/native";
   std::string csv;
+  std::string config;  // plugin options (plugins.options.mpi.*) to try
   bool in_place = true;
 };
 
 int iterations_for(uint64_t bytes) {
-  // ~64 MiB moved per round and side: enough calls to average small sizes,
-  // few enough that 64 MiB takes a second.
-  const uint64_t n = (uint64_t{64} << 20) / std::max<uint64_t>(bytes, 4096);
+  // ~256 MiB moved per round and side (~50 ms from 1 MiB up on the
+  // reference VM): shorter rounds let one scheduler hiccup decide a row.
+  const uint64_t n = (uint64_t{256} << 20) / std::max<uint64_t>(bytes, 16384);
   return static_cast<int>(std::clamp<uint64_t>(n, 4, 20000));
 }
 
@@ -66,7 +71,11 @@ Status run(const Options& o, int rank, int world) {
   RuntimeOptions ro;
   ro.plugin_files = {std::string(STRATA_PLUGIN_DIR) + "/libstrata_mpi.so"};
   ro.discover_plugins = false;
-  STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::create(Config{}, ro));
+  Config config;
+  if (!o.config.empty()) {
+    STRATA_ASSIGN_OR_RETURN(config, load_config_file(o.config));
+  }
+  STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::create(config, ro));
   STRATA_ASSIGN_OR_RETURN(ClusterSpec cluster, resolve_cluster(runtime->registry(), "mpi"));
   STRATA_ASSIGN_OR_RETURN(auto store,
                           open_job_store(runtime->registry(), cluster, runtime->config().cluster));
@@ -84,11 +93,11 @@ Status run(const Options& o, int rank, int world) {
   if (rank == 0) {
     std::printf("# %d ranks, f32 sum, %s, raw MPI_Allreduce vs CollectiveOps::all_reduce (%s)\n",
                 world, o.in_place ? "in place" : "out of place", o.algorithm.c_str());
-    std::printf("%12s %8s %12s %12s %10s %8s\n", "size", "iters", "mpi_us", "strata_us",
-                "extra_us", "ratio");
+    std::printf("%12s %8s %12s %12s %10s %8s %8s\n", "size", "iters", "mpi_us", "strata_us",
+                "extra_us", "ratio", "median");
     if (!o.csv.empty()) {
       csv = std::fopen(o.csv.c_str(), "w");
-      if (csv != nullptr) std::fprintf(csv, "bytes,iterations,mpi_us,strata_us,extra_us,ratio\n");
+      if (csv != nullptr) std::fprintf(csv, "bytes,iterations,mpi_us,strata_us,extra_us,ratio,median_ratio\n");
     }
   }
   for (uint64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
@@ -100,28 +109,48 @@ Status run(const Options& o, int rank, int world) {
     const Buffer out_buffer{out, DType::kF32, count, devices[0]};
     const int iterations = iterations_for(bytes);
     double raw = 1e30, ours = 1e30;
+    std::vector<double> round_ratios;
     Status failure;
-    for (int round = 0; round < o.rounds; ++round) {
-      raw = std::min(raw, time_loop(iterations, [&] {
+    auto raw_loop = [&] {
+      return time_loop(iterations, [&] {
         MPI_Allreduce(o.in_place ? MPI_IN_PLACE : data.data(), out, static_cast<int>(count),
                       MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-      }));
-      ours = std::min(ours, time_loop(iterations, [&] {
+      });
+    };
+    auto our_loop = [&] {
+      return time_loop(iterations, [&] {
         Status s = ops->all_reduce({&buffer, 1}, {&out_buffer, 1}, ReduceOp::kSum, call);
         if (!s.ok() && failure.ok()) failure = s;
-      }));
+      });
+    };
+    for (int round = 0; round < o.rounds; ++round) {
+      // Alternate which side goes first, so neither always inherits the
+      // other's cache state or a drifting clock speed.
+      double r = 0, u = 0;
+      if (round % 2 == 0) {
+        r = raw_loop();
+        u = our_loop();
+      } else {
+        u = our_loop();
+        r = raw_loop();
+      }
+      raw = std::min(raw, r);
+      ours = std::min(ours, u);
+      round_ratios.push_back(u / r);
       STRATA_RETURN_IF_ERROR(failure);
       std::fill(data.begin(), data.end(), 1.0f);  // keep values finite
     }
     if (rank == 0) {
       const double extra = (ours - raw) * 1e6;
-      std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f\n", format_size(bytes).c_str(),
-                  iterations, raw * 1e6, ours * 1e6, extra, ours / raw);
+      std::sort(round_ratios.begin(), round_ratios.end());
+      const double median = round_ratios[round_ratios.size() / 2];
+      std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f %8.3f\n", format_size(bytes).c_str(),
+                  iterations, raw * 1e6, ours * 1e6, extra, ours / raw, median);
       std::fflush(stdout);
       if (csv != nullptr) {
-        std::fprintf(csv, "%llu,%d,%.3f,%.3f,%.3f,%.4f\n",
+        std::fprintf(csv, "%llu,%d,%.3f,%.3f,%.3f,%.4f,%.4f\n",
                      static_cast<unsigned long long>(bytes), iterations, raw * 1e6, ours * 1e6,
-                     extra, ours / raw);
+                     extra, ours / raw, median);
       }
     }
   }
@@ -158,10 +187,13 @@ int main(int argc, char** argv) {
       o.in_place = false;
     } else if (arg == "--csv" && has_value) {
       o.csv = argv[++i];
+    } else if (arg == "--config" && has_value) {
+      o.config = argv[++i];
     } else {
       if (rank == 0) {
         std::fprintf(stderr, "usage: mpirun -np N strata-mpi-bench [-b SIZE] [-e SIZE] "
-                             "[--rounds N] [--algorithm ID|auto] [--out-of-place] [--csv FILE]\n");
+                             "[--rounds N] [--algorithm ID|auto] [--out-of-place] [--csv FILE]\n"
+                             "       [--config FILE]  (e.g. plugins.options.mpi.ring_chunk_bytes)\n");
       }
       exit_code = arg == "--help" ? 0 : 2;
       break;
