@@ -10,7 +10,20 @@ namespace strata::sdk {
 namespace {
 
 std::atomic<const strata_host_services_t*> g_fallback{nullptr};
-thread_local const strata_host_services_t* t_current = nullptr;
+// This file is linked into every plugin, which core dlopens, so the
+// variable lives in dynamic TLS reached through __tls_get_addr. GCC 12's
+// ThreadSanitizer intercepts that call and, for some threads' TLS blocks,
+// aborts with "failed to allocate 0x1ece000001000 bytes" (seen with 2
+// processes x 3 replicas in tests/multi_process). Under TSan only, the
+// initial-exec model (8 bytes of glibc's static TLS surplus per plugin)
+// keeps the call away; other builds keep the general model, which never
+// limits how many plugins a process can load.
+#if defined(__SANITIZE_THREAD__)
+#define STRATA_SDK_TLS_MODEL [[gnu::tls_model("initial-exec")]]
+#else
+#define STRATA_SDK_TLS_MODEL
+#endif
+STRATA_SDK_TLS_MODEL thread_local const strata_host_services_t* t_current = nullptr;
 
 const strata_host_services_t& attached() {
   const auto* s = Host::services();
