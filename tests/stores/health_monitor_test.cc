@@ -42,10 +42,7 @@ class HealthMonitorTest : public ::testing::Test {
   void SetUp() override {
     rt_ = testing::make_runtime();
     ASSERT_NE(rt_, nullptr);
-    static std::atomic<int> instances{0};
-    auto store = open_store(*rt_->registry().find_store_type("memory"),
-                            "health_test/" + std::to_string(++instances), 0, 1,
-                            deadline_after(1s));
+    auto store = testing::open_private_memory_store(*rt_, "health_test");
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = std::move(*store);
   }

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -44,6 +45,15 @@ inline std::shared_ptr<Runtime> make_runtime() {
                                                .plugin_files = {}});
   EXPECT_TRUE(rt.ok()) << rt.status();
   return rt.ok() ? *rt : nullptr;
+}
+
+// A fresh one-rank memory store in `rt`'s registry; every call gets its own
+// key space (`prefix` + a counter), so tests in one binary never collide.
+inline StatusOr<std::unique_ptr<Store>> open_private_memory_store(Runtime& rt,
+                                                                  const std::string& prefix) {
+  static std::atomic<int> instances{0};
+  return open_store(*rt.registry().find_store_type("memory"),
+                    prefix + "/" + std::to_string(++instances), 0, 1, deadline_after(1s));
 }
 
 // A core Store over an sdk::Store, turning its exceptions into statuses the
