@@ -3,14 +3,17 @@
 #define STRATA_CORE_CLUSTER_TCP_STORE_OPTIONS_H_
 
 #include <chrono>
-#include <cstdlib>
 #include <string>
+
+#include "core/common/status.h"
+#include "strata/sdk/job_token.h"
 
 namespace strata {
 
 struct TcpStoreOptions {
   // Shared secret every process of the job presents in its hello; a client
-  // with another token is refused. From STRATA_JOB_TOKEN; empty by default.
+  // with another token is refused. From STRATA_JOB_TOKEN_FILE or
+  // STRATA_JOB_TOKEN (strata/sdk/job_token.h); empty when neither is set.
   std::string token;
   // set and add carry no deadline in the store API; each waits this long
   // for its reply at most.
@@ -19,9 +22,16 @@ struct TcpStoreOptions {
   // waiting for the other ranks to say goodbye.
   std::chrono::nanoseconds linger = std::chrono::seconds(5);
 
-  static TcpStoreOptions from_environment() {
+  // Fails when a token source is set but unusable (unreadable file, file
+  // others can read, too short).
+  static StatusOr<TcpStoreOptions> from_environment() {
+    sdk::JobToken token;
+    std::string error;
+    if (!sdk::load_job_token("", &token, &error)) {
+      return PermissionDeniedError("TCP store: " + error);
+    }
     TcpStoreOptions o;
-    if (const char* t = std::getenv("STRATA_JOB_TOKEN")) o.token = t;
+    o.token = std::move(token.value);
     return o;
   }
 };

@@ -6,21 +6,12 @@
 #include "core/cluster/store_counter.h"
 #include "core/cluster/tcp_store_server_loop.h"
 #include "core/common/logging.h"
+#include "strata/sdk/job_token.h"
 
 namespace strata::tcp_store {
 namespace {
 
 constexpr int64_t kMaxWaitMs = int64_t{7} * 24 * 3600 * 1000;  // a week
-
-bool same_token(std::string_view a, std::string_view b) {
-  // No early exit, so timing does not reveal how much of a guess was right.
-  unsigned diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff |= static_cast<unsigned char>(a[i]) ^
-            static_cast<unsigned char>(i < b.size() ? b[i] : 0);
-  }
-  return diff == 0;
-}
 
 }  // namespace
 
@@ -34,10 +25,10 @@ bool ServerLoop::handle_hello(Conn& c) {
   }
   c.in.erase(0, p.consumed);
   const Hello& h = p.hello;
-  if (!same_token(h.token, token_)) {
+  if (!sdk::job_tokens_equal(h.token, token_)) {
     refuse(c, Code::kPermissionDenied,
            "rank " + std::to_string(h.rank) +
-               " presented the wrong job token (STRATA_JOB_TOKEN must match the job's)");
+               " presented the wrong job token (STRATA_JOB_TOKEN or STRATA_JOB_TOKEN_FILE must give the job's)");
     return false;
   }
   if (h.world != world_) {

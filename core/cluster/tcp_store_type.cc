@@ -5,6 +5,10 @@
 namespace strata {
 namespace {
 
+[[noreturn]] void throw_status(const Status& s) {
+  throw sdk::Error(static_cast<strata_status_t>(s.code()), s.message());
+}
+
 class TcpStoreType final : public sdk::StoreType {
  public:
   TcpStoreType()
@@ -12,14 +16,11 @@ class TcpStoreType final : public sdk::StoreType {
 
   std::unique_ptr<sdk::Store> open(std::string_view address, int rank, int world,
                                    int64_t deadline_ns) override {
-    return TcpStore::open(address, rank, world, from_ns(deadline_ns),
-                          TcpStoreOptions::from_environment());
+    auto options = TcpStoreOptions::from_environment();
+    if (!options.ok()) throw_status(options.status());
+    return TcpStore::open(address, rank, world, from_ns(deadline_ns), *options);
   }
 };
-
-[[noreturn]] void throw_status(const Status& s) {
-  throw sdk::Error(static_cast<strata_status_t>(s.code()), s.message());
-}
 
 }  // namespace
 

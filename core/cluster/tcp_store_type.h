@@ -44,7 +44,7 @@ class TcpStore final : public sdk::Store {
   std::chrono::nanoseconds linger_{};
 };
 
-// Reads STRATA_JOB_TOKEN at every open.
+// Reads the job token (STRATA_JOB_TOKEN_FILE or STRATA_JOB_TOKEN) at every open.
 std::unique_ptr<sdk::StoreType> make_tcp_store_type();
 
 }  // namespace strata

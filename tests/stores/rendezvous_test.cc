@@ -145,7 +145,7 @@ TEST_F(MultiProcessRendezvous, FileStoreFormsAndNamesTheAbsent) {
 
 TEST_F(MultiProcessRendezvous, TcpStoreHostedByRankZero) {
   testing::SdkStoreAdapter store(
-      TcpStore::open("127.0.0.1:0", 0, 4, deadline_after(5s), TcpStoreOptions::from_environment()));
+      TcpStore::open("127.0.0.1:0", 0, 4, deadline_after(5s), *TcpStoreOptions::from_environment()));
   const std::string address = static_cast<TcpStore&>(store.inner()).address();
   auto peers = spawn("tcp", address, {1, 2, 3}, 4, "tcp", 20000);
   const Status s = rendezvous(store, "tcp", 0, 4, deadline_after(20s), worker);

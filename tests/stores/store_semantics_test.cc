@@ -40,7 +40,7 @@ class StoreSemanticsTest : public ::testing::TestWithParam<std::string> {
       address_ = dir_.str() + "/store";
     } else {
       auto server = tcp_store::TcpStoreServer::start(
-          {"127.0.0.1", 0}, kWorld, TcpStoreOptions::from_environment().token);
+          {"127.0.0.1", 0}, kWorld, TcpStoreOptions::from_environment()->token);
       ASSERT_TRUE(server.ok()) << server.status();
       server_ = std::move(*server);
       address_ = server_->address();

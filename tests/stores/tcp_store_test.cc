@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,6 +18,7 @@
 
 #include "core/cluster/tcp_store_wire.h"
 #include "core/common/logging.h"
+#include "strata/sdk/job_token.h"
 #include "tests/stores/store_test_util.h"
 
 namespace strata {
@@ -231,6 +233,33 @@ TEST(TcpStoreTest, OversizedValuesAndKeysAreRefused) {
   EXPECT_EQ(s.set(std::string(tcp_store::kMaxKeyBytes + 1, 'k'), "v").code(),
             Code::kInvalidArgument);
   EXPECT_TRUE(s.set("k", "v").ok());
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// The token reaches the store from a private file as well as from the
+// environment; a file others can read is refused before any connection.
+TEST(TcpStoreOptionsTest, TokenComesFromAPrivateFileAndAnOpenOneIsRefused) {
+  TempDir dir;
+  const std::string path = dir.str() + "/job.token";
+  std::string error;
+  ASSERT_TRUE(sdk::write_job_token_file(path, "0123456789abcdef0123", &error)) << error;
+  ::setenv(sdk::kJobTokenFileEnv, path.c_str(), 1);
+  auto good = TcpStoreOptions::from_environment();
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ(good->token, "0123456789abcdef0123");
+
+  ::chmod(path.c_str(), 0644);
+  auto open = TcpStoreOptions::from_environment();
+  ::unsetenv(sdk::kJobTokenFileEnv);
+  ASSERT_FALSE(open.ok());
+  EXPECT_EQ(open.status().code(), Code::kPermissionDenied);
+  EXPECT_THAT(open.status().message(), HasSubstr("can be read by other users"));
+  EXPECT_THAT(open.status().message(), HasSubstr(path));
 }
 
 }  // namespace
