@@ -14,6 +14,9 @@ packages=(
   libbenchmark-dev            # micro-benchmarks
   zlib1g-dev                  # reading the .csv.gz example data
   libopenmpi-dev openmpi-bin  # the mpi plugin, mpirun, ompi-server
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+                              # the grpc_ring plugin
+  libgloo-dev                 # the reference strata-ring-bench compares with
 )
 
 missing=()

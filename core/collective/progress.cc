@@ -1,6 +1,7 @@
 #include "core/collective/progress.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "core/common/units.h"
 #include "strata/sdk/backoff.h"
@@ -10,6 +11,26 @@ namespace {
 
 // Longest single wait() slice: bounds how late a deadline is noticed.
 constexpr std::chrono::milliseconds kMaxSlice{50};
+
+// How long a peer failure waits for the health check's verdict: a few
+// missed heartbeats at the default 500 ms interval.
+constexpr std::chrono::seconds kVerdictGrace{3};
+
+// An algorithm that loses a peer knows only the neighbour whose connection
+// ended, and that neighbour may merely have given up first because another
+// worker died. The health check knows who went silent: give it a few
+// heartbeats to say so, so the error names the dead worker, not the messenger.
+Status with_health_verdict(Status failure, Deadline deadline,
+                           const std::function<Status()>& health) {
+  if (!health || failure.code() != Code::kPeerFailed) return failure;
+  const Deadline until = std::min(deadline, Clock::now() + kVerdictGrace);
+  for (;;) {
+    Status h = health();
+    if (!h.ok()) return failure.prefixed("health check: " + h.message() + "; the call");
+    if (Clock::now() >= until) return failure;
+    std::this_thread::sleep_for(kHealthInterval / 2);
+  }
+}
 
 }  // namespace
 
@@ -40,7 +61,7 @@ Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanose
     }
     const auto slice = std::min<std::chrono::nanoseconds>(deadline - now, kMaxSlice);
     StatusOr<bool> done = op.can_wait() ? op.wait(slice) : op.test();
-    if (!done.ok()) return done.status();
+    if (!done.ok()) return with_health_verdict(done.status(), deadline, health);
     if (*done) return Status::Ok();
     // A wait() that returns early, or plain polling, backs off here.
     if (!op.can_wait() || Clock::now() - now < slice / 2) backoff.pause();

@@ -19,6 +19,10 @@ namespace strata {
 // every kHealthInterval while the call runs and once more at the deadline.
 // An error from it (PEER_FAILED naming the dead ranks) aborts the call at
 // once instead of waiting out the deadline: a dead peer is reported by rank.
+// When the operation itself fails with PEER_FAILED, the health check gets a
+// few seconds (within the deadline) to name the worker that went silent,
+// and its verdict leads the error: the peer an algorithm lost may only be a
+// survivor that gave up first.
 Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanoseconds timeout,
                            const std::function<Status()>& health = {});
 

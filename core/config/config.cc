@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/config/parameter_server_config.h"
 #include "core/config/yaml_reader.h"
 #include "core/plugin/registry.h"  // is_valid_name
 
@@ -127,7 +128,12 @@ bool is_device_name(std::string_view text) {
 }
 
 Status parse_strategy(const YamlReader& r, StrategyConfig* out) {
-  STRATA_RETURN_IF_ERROR(r.require_map({"kind", "devices", "parameter_device"}));
+  STRATA_RETURN_IF_ERROR(r.require_map({"kind", "devices", "parameter_device", "scheme",
+                                        "learning_rate", "worker_learning_rates",
+                                        "communication_period", "moving_rate", "momentum",
+                                        "local_optimizer", "variable_placement", "split_bytes",
+                                        "worker_timeout", "request_timeout",
+                                        "startup_timeout"}));
   if (auto kind = r.find("kind")) {
     STRATA_ASSIGN_OR_RETURN(std::string k, kind->as_string());
     if (std::find(kStrategyKinds.begin(), kStrategyKinds.end(), k) == kStrategyKinds.end()) {
@@ -155,7 +161,7 @@ Status parse_strategy(const YamlReader& r, StrategyConfig* out) {
     }
     out->parameter_device = std::move(device);
   }
-  return Status::Ok();
+  return parse_parameter_server_keys(r, out->kind, &out->parameter_server);
 }
 
 // The middle of "plugin/op/name" when the id has exactly three parts.

@@ -77,10 +77,36 @@ struct ClusterConfig {
   SourceMark store_mark;
 };
 
+// strategy.* keys of kind parameter_server (docs/PARAMETER_SERVER.md has
+// each scheme's update rule and which of these it reads).
+struct ParameterServerConfig {
+  // hogwild | downpour | agn | sagn | sync | dynamic_sgd | aeasgd | aeamsgd
+  std::string scheme = "hogwild";
+  float learning_rate = 0.05f;
+  // sync / sagn: worker k's rate; empty: learning_rate for every worker.
+  std::vector<float> worker_learning_rates;
+  // Local steps between two exchanges with the ps (DOWNPOUR's n_push,
+  // AGN's lambda, EASGD's tau); hogwild and sync always exchange every step.
+  int communication_period = 1;
+  float moving_rate = 0.1f;       // elastic averaging's alpha
+  float momentum = 0.9f;          // aeamsgd's delta
+  std::string local_optimizer = "sgd";  // downpour: sgd | adagrad
+  std::string variable_placement = "round_robin";  // round_robin | by_size
+  // A variable larger than this is split over the ps tasks.
+  uint64_t split_bytes = uint64_t{64} << 10;
+  // A worker silent this long is dead: its steps are re-queued.
+  std::chrono::nanoseconds worker_timeout = std::chrono::seconds(5);
+  // Longest wait for one ps reply (a dead ps is reported after this).
+  std::chrono::nanoseconds request_timeout = std::chrono::seconds(30);
+  // How long a ps waits for its first worker before it gives up.
+  std::chrono::nanoseconds startup_timeout = std::chrono::seconds(120);
+};
+
 struct StrategyConfig {
   std::string kind = "default";        // default | one_device | mirrored | ...
   std::vector<std::string> devices;    // "cpu:0", "cpu:1"
   std::string parameter_device;        // central_storage: where variables live
+  ParameterServerConfig parameter_server;  // kind parameter_server only
 };
 
 struct Config {

@@ -5,6 +5,7 @@
 #include "core/strategy/default_strategy.h"
 #include "core/strategy/mirrored_strategy.h"
 #include "core/strategy/multi_worker_mirrored_strategy.h"
+#include "core/strategy/parameter_server/parameter_server_strategy.h"
 
 namespace strata {
 namespace {
@@ -117,9 +118,17 @@ StatusOr<std::unique_ptr<Strategy>> make_unnamed(std::shared_ptr<Runtime> runtim
                                                runtime, options.devices, options.communication));
     return std::unique_ptr<Strategy>(std::move(strategy));
   }
+  if (kind == "parameter_server") {
+    if (!options.devices.empty()) {
+      return InvalidArgumentError("parameter_server takes no devices: each worker is one "
+                                  "replica on cpu:0");
+    }
+    STRATA_ASSIGN_OR_RETURN(auto strategy, ParameterServerStrategy::create(runtime));
+    return std::unique_ptr<Strategy>(std::move(strategy));
+  }
   return InvalidArgumentError("unknown strategy '" + std::string(kind) +
                               "'; expected one of: default, one_device, mirrored, "
-                              "central_storage, multi_worker_mirrored");
+                              "central_storage, multi_worker_mirrored, parameter_server");
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ struct StrategyOptions {
   CommunicationOptions communication;  // implementation, bytes_per_pack, timeout
 };
 
-// kind: default | one_device | mirrored | central_storage | multi_worker_mirrored
+// kind: default | one_device | mirrored | central_storage | multi_worker_mirrored |
+// parameter_server (ParameterServerStrategy; strategy.* keys from the config)
 // (which resolves the cluster, joins the job store and forms the team).
 StatusOr<std::unique_ptr<Strategy>> make_strategy(std::shared_ptr<Runtime> runtime,
                                                   std::string_view kind,

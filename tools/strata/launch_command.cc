@@ -84,11 +84,19 @@ void add_launch_command(CLI::App& app, Context& context) {
       "[worker-i]; when one fails, stop the others and exit with its status");
   cmd->footer(
       "Example: strata launch -n 2 --devices-per-worker cpu:2 -- ./train --steps 100\n"
+      "         strata launch -n 2 --ps 1 -- train_digits --config "
+      "configs/parameter_server_cpu.yaml\n"
       "docs/CLI.md lists the environment each worker gets and the exit statuses.");
   cmd->add_option("-n,--workers", o->launch.workers, "Number of worker processes")
       ->type_name("N")
       ->required()
       ->check(CLI::Range(1, kMaxWorkers));
+  cmd->add_option("--ps", o->launch.ps_tasks,
+                  "Also run N parameter server tasks of the same program (TF_CONFIG job "
+                  "\"ps\", output prefixed [ps-i]); they exit by themselves when the workers "
+                  "are done")
+      ->type_name("N")
+      ->check(CLI::Range(0, kMaxWorkers));
   cmd->add_option("--devices-per-worker", o->launch.devices_per_worker,
                   "Local devices each worker drives: K or TYPE:K (cpu:2); sets "
                   "STRATA_DEVICES_PER_WORKER")

@@ -78,7 +78,10 @@ Status Launcher::prepare() {
   ::signal(SIGPIPE, SIG_IGN);
 
   STRATA_ASSIGN_OR_RETURN(const std::string token, new_job_token());
-  STRATA_ASSIGN_OR_RETURN(ports_, pick_loopback_ports(options_.workers));
+  STRATA_ASSIGN_OR_RETURN(std::vector<int> ports,
+                          pick_loopback_ports(options_.workers + options_.ps_tasks));
+  ports_.assign(ports.begin(), ports.begin() + options_.workers);
+  ps_ports_.assign(ports.begin() + options_.workers, ports.end());
   env_.set("STRATA_JOB_TOKEN", token);
   if (!options_.devices_per_worker.empty()) {
     env_.set("STRATA_DEVICES_PER_WORKER", options_.devices_per_worker);
@@ -126,18 +129,25 @@ void Launcher::start_ompi_server() {
 }
 
 Status Launcher::start_workers(const std::string& path) {
-  for (int i = 0; i < options_.workers; ++i) {
+  // Workers first (worker 0 may host the job's store), then ps tasks;
+  // parameter server clients retry until their ps listens.
+  for (int k = 0; k < options_.workers + options_.ps_tasks; ++k) {
+    const bool is_ps = k >= options_.workers;
+    const int i = is_ps ? k - options_.workers : k;
+    const std::string type = is_ps ? "ps" : "worker";
+    Worker& w = workers_[static_cast<size_t>(k)];
+    w.name = type + " " + std::to_string(i);
     SpawnRequest request;
-    request.what = "worker " + std::to_string(i);
+    request.what = w.name;
     request.path = path;
     request.argv = options_.program;
-    request.env = env_.block({{"TF_CONFIG", tf_config_text(ports_, i)}});
+    request.env = env_.block({{"TF_CONFIG", tf_config_text(ports_, ps_ports_, type, i)}});
     request.signal_mask = original_mask_;
     StatusOr<SpawnedChild> child = spawn_child(request);
     if (!child.ok()) return child.status();
-    workers_[i].pid = child->pid;
-    workers_[i].running = true;
-    const std::string prefix = "[worker-" + std::to_string(i) + "] ";
+    w.pid = child->pid;
+    w.running = true;
+    const std::string prefix = "[" + type + "-" + std::to_string(i) + "] ";
     output_.add(child->out_fd, prefix, STDOUT_FILENO);
     output_.add(child->err_fd, prefix, STDERR_FILENO);
   }
@@ -147,6 +157,7 @@ Status Launcher::start_workers(const std::string& path) {
 // "launching 2 workers x 2 cpu devices: ./train --steps 10"
 std::string Launcher::start_line() const {
   std::string line = "launching " + plural(options_.workers, "worker");
+  if (options_.ps_tasks > 0) line += " and " + plural(options_.ps_tasks, "ps task");
   const std::string& d = options_.devices_per_worker;
   if (!d.empty()) {
     const size_t colon = d.find(':');
@@ -160,7 +171,7 @@ std::string Launcher::start_line() const {
 }
 
 int Launcher::run() {
-  workers_.resize(static_cast<size_t>(options_.workers));
+  workers_.resize(static_cast<size_t>(options_.workers + options_.ps_tasks));
   StatusOr<std::string> path = find_program(options_.program.front());
   if (!path.ok()) {
     launch_message(path.status().message());
@@ -205,7 +216,7 @@ int Launcher::finish() {
       return kExitOk;
     case StopReason::kWorkerFailed: {
       const int status = workers_[static_cast<size_t>(failed_worker_)].status;
-      launch_message("worker " + std::to_string(failed_worker_) + " " +
+      launch_message(workers_[static_cast<size_t>(failed_worker_)].name + " " +
                      describe_wait_status(status) + stopped);
       return exit_code_of(status);
     }

@@ -23,6 +23,7 @@ class OmpiServer;
 
 struct LaunchOptions {
   int workers = 0;
+  int ps_tasks = 0;                  // --ps: parameter server tasks, same program
   std::string devices_per_worker;    // "", "2" or "cpu:2"; STRATA_DEVICES_PER_WORKER
   std::string config;                // "" or an absolute path; STRATA_CONFIG
   std::vector<std::string> program;  // PROGRAM ARGS, program first
@@ -49,7 +50,9 @@ class Launcher {
   int run();
 
  private:
+  // A worker or ps task (ps tasks follow the workers in workers_).
   struct Worker {
+    std::string name = "worker 0";  // "ps 1", for messages
     pid_t pid = -1;  // leader of its own process group
     bool running = false;
     int status = 0;  // waitpid's, once reaped
@@ -77,6 +80,7 @@ class Launcher {
   int signal_fd_ = -1;
   WorkerEnvironment env_;
   std::vector<int> ports_;
+  std::vector<int> ps_ports_;
   OutputForwarder output_;
   std::vector<Worker> workers_;
   std::unique_ptr<OmpiServer> ompi_;

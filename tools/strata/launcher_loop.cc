@@ -63,7 +63,7 @@ void Launcher::reap() {
     const int status = *exited;
     w.running = false;
     w.status = status;
-    STRATA_LOG_INFO("strata launch: worker {} (pid {}) {}", i, w.pid, describe_wait_status(status));
+    STRATA_LOG_INFO("strata launch: {} (pid {}) {}", w.name, w.pid, describe_wait_status(status));
     const bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     if (failed && stop_ == StopReason::kNone) {
       failed_worker_ = static_cast<int>(i);

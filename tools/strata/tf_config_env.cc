@@ -60,10 +60,20 @@ StatusOr<std::vector<int>> pick_loopback_ports(int count) {
 }
 
 std::string tf_config_text(const std::vector<int>& ports, int index) {
-  nlohmann::json workers = nlohmann::json::array();
-  for (int port : ports) workers.push_back("127.0.0.1:" + std::to_string(port));
-  const nlohmann::json config = {{"cluster", {{"worker", workers}}},
-                                 {"task", {{"type", "worker"}, {"index", index}}}};
+  return tf_config_text(ports, {}, "worker", index);
+}
+
+std::string tf_config_text(const std::vector<int>& worker_ports, const std::vector<int>& ps_ports,
+                           const std::string& type, int index) {
+  auto job = [](const std::vector<int>& ports) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (int port : ports) tasks.push_back("127.0.0.1:" + std::to_string(port));
+    return tasks;
+  };
+  nlohmann::json cluster = {{"worker", job(worker_ports)}};
+  if (!ps_ports.empty()) cluster["ps"] = job(ps_ports);
+  const nlohmann::json config = {{"cluster", cluster},
+                                 {"task", {{"type", type}, {"index", index}}}};
   return config.dump();
 }
 

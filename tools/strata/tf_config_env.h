@@ -21,6 +21,10 @@ StatusOr<std::vector<int>> pick_loopback_ports(int count);
 
 // {"cluster":{"worker":["127.0.0.1:P0",...]},"task":{"type":"worker","index":i}}
 std::string tf_config_text(const std::vector<int>& ports, int index);
+// The same with a "ps" job (parameter servers) when ps_ports is not empty;
+// `type` is "worker" or "ps".
+std::string tf_config_text(const std::vector<int>& worker_ports, const std::vector<int>& ps_ports,
+                           const std::string& type, int index);
 
 // 32 hex digits from the kernel's random source: the STRATA_JOB_TOKEN that
 // core's TCP store asks every process of the job to present.

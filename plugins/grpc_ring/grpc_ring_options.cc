@@ -1,0 +1,102 @@
+#include "grpc_ring_options.h"
+
+#include <cstdlib>
+#include <optional>
+
+#include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
+
+namespace strata::grpc_ring {
+namespace {
+
+const std::string kPrefix = "plugins.options.grpc_ring.";
+
+double parse_number(const std::string& where, const std::string& text, bool sizes) {
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  const std::string unit(end == nullptr ? "" : end);
+  const double k = 1024.0;
+  if (sizes && (unit == "KiB" || unit == "K")) value *= k;
+  else if (sizes && (unit == "MiB" || unit == "M")) value *= k * k;
+  else if (sizes && (unit == "GiB" || unit == "G")) value *= k * k * k;
+  else if (!unit.empty() && !(sizes && unit == "B")) end = nullptr;
+  if (end == nullptr || end == text.c_str() || !(value > 0)) {
+    throw sdk::InvalidArgument(where + ": '" + text + "' is not a " +
+                               (sizes ? "positive size (65536, 64KiB, 1MiB)"
+                                      : "positive number"));
+  }
+  return value;
+}
+
+std::string file_option(const char* key) {
+  auto v = sdk::Host::option(key);
+  if (!v) return "";
+  if (v->empty()) throw sdk::InvalidArgument(kPrefix + key + ": empty path");
+  return *v;
+}
+
+}  // namespace
+
+uint64_t parse_size(const std::string& where, const std::string& text) {
+  return static_cast<uint64_t>(parse_number(where, text, true));
+}
+
+GrpcRingOptions GrpcRingOptions::from_host() {
+  GrpcRingOptions o;
+  // The variable wins over the config (like NCCL_BUFFSIZE), for tuning and
+  // for tests without a config file (the conformance suite has none).
+  const char* forced = std::getenv("STRATA_GRPC_RING_CHUNK_BYTES");
+  const bool env = forced != nullptr && *forced != '\0';
+  if (auto v = env ? std::optional<std::string>(forced) : sdk::Host::option("chunk_bytes")) {
+    o.chunk_bytes = parse_size(env ? "STRATA_GRPC_RING_CHUNK_BYTES" : kPrefix + "chunk_bytes", *v);
+    // gRPC's message limit is an int, and a chunk must hold an f64.
+    if (o.chunk_bytes < 64 || o.chunk_bytes > (1u << 30)) {
+      throw sdk::InvalidArgument(kPrefix + "chunk_bytes: '" + *v +
+                                 "' is outside 64 B .. 1 GiB");
+    }
+  }
+  if (auto v = sdk::Host::option("chunks_in_flight")) {
+    const double n = parse_number(kPrefix + "chunks_in_flight", *v, false);
+    if (n < 1 || n > 1024 || n != static_cast<double>(static_cast<uint32_t>(n))) {
+      throw sdk::InvalidArgument(kPrefix + "chunks_in_flight: '" + *v +
+                                 "' is not a whole number from 1 to 1024");
+    }
+    o.chunks_in_flight = static_cast<uint32_t>(n);
+  }
+  if (auto v = sdk::Host::option("window_bytes")) {
+    o.window_bytes = parse_size(kPrefix + "window_bytes", *v);
+    if (o.window_bytes > (1u << 30)) {
+      throw sdk::InvalidArgument(kPrefix + "window_bytes: '" + *v + "' is over 1 GiB");
+    }
+  }
+  if (auto v = sdk::Host::option("listen_address")) {
+    if (v->rfind(':') == std::string::npos) {
+      throw sdk::InvalidArgument(kPrefix + "listen_address: '" + *v +
+                                 "' is not host:port (port 0 picks a free one)");
+    }
+    o.listen_address = *v;
+  }
+  if (auto v = sdk::Host::option("advertise_host")) o.advertise_host = *v;
+  o.token_file = file_option("token_file");
+  o.tls_cert = file_option("tls_cert");
+  o.tls_key = file_option("tls_key");
+  o.tls_ca = file_option("tls_ca");
+  const int tls_set = !o.tls_cert.empty() + !o.tls_key.empty() + !o.tls_ca.empty();
+  if (tls_set != 0 && tls_set != 3) {
+    throw sdk::InvalidArgument(kPrefix + "tls_cert, tls_key and tls_ca go together: give all "
+                               "three (TLS with mutual authentication) or none");
+  }
+  if (auto v = sdk::Host::option("tls_server_name")) o.tls_server_name = *v;
+  if (auto v = sdk::Host::option("alpha_us")) {
+    o.alpha = parse_number(kPrefix + "alpha_us", *v, false) * 1e-6;
+  }
+  if (auto v = sdk::Host::option("wire_gbytes_per_s")) {
+    o.beta = 1.0 / (parse_number(kPrefix + "wire_gbytes_per_s", *v, false) * 1e9);
+  }
+  if (auto v = sdk::Host::option("reduce_gbytes_per_s")) {
+    o.gamma = 1.0 / (parse_number(kPrefix + "reduce_gbytes_per_s", *v, false) * 1e9);
+  }
+  return o;
+}
+
+}  // namespace strata::grpc_ring

@@ -1,0 +1,78 @@
+#include "fake_host.h"
+
+#include <chrono>
+#include <cstring>
+#include <iostream>
+
+#include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
+
+namespace strata::grpc_ring::testing {
+
+FakeHost::FakeHost() {
+  services_.struct_size = sizeof services_;
+  services_.host = this;
+  services_.log = &FakeHost::log;
+  services_.now_ns = &FakeHost::now;
+  services_.option = &FakeHost::option;
+  services_.store_set = &FakeHost::set;
+  services_.store_get = &FakeHost::get;
+  sdk::Host::set_fallback(&services_);
+}
+
+FakeHost::~FakeHost() { sdk::Host::set_fallback(nullptr); }
+
+std::vector<std::string> FakeHost::warnings() const {
+  std::lock_guard lock(mu_);
+  return warnings_;
+}
+
+void FakeHost::clear_log() {
+  std::lock_guard lock(mu_);
+  warnings_.clear();
+}
+
+void FakeHost::log(void* host, strata_log_level_t level, const char* message) {
+  auto* self = static_cast<FakeHost*>(host);
+  std::cerr << "[log " << level << "] " << message << "\n";
+  if (level < STRATA_LOG_WARNING) return;
+  std::lock_guard lock(self->mu_);
+  self->warnings_.emplace_back(message);
+}
+
+int64_t FakeHost::now(void*) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+const char* FakeHost::option(void*, const char*) { return nullptr; }
+
+strata_status_t FakeHost::set(void* store, const char* key, const void* value, uint64_t length,
+                              strata_message_t) {
+  auto* self = static_cast<FakeHost*>(store);
+  {
+    std::lock_guard lock(self->mu_);
+    self->values_[key] = std::string(static_cast<const char*>(value), length);
+  }
+  self->cv_.notify_all();
+  return STRATA_OK;
+}
+
+strata_status_t FakeHost::get(void* store, const char* key, void* buf, uint64_t capacity,
+                              uint64_t* length, int64_t deadline_ns, strata_message_t msg) {
+  auto* self = static_cast<FakeHost*>(store);
+  std::unique_lock lock(self->mu_);
+  const auto until = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(deadline_ns));
+  if (!self->cv_.wait_until(lock, until, [&] { return self->values_.count(key) != 0; })) {
+    sdk::write_message(msg, std::string("key ") + key + " did not appear by the deadline");
+    return STRATA_TIMED_OUT;
+  }
+  const std::string& v = self->values_[key];
+  *length = v.size();
+  if (v.size() > capacity) return STRATA_INVALID_ARGUMENT;
+  std::memcpy(buf, v.data(), v.size());
+  return STRATA_OK;
+}
+
+}  // namespace strata::grpc_ring::testing

@@ -1,0 +1,169 @@
+// The door of a team: the job token is required to form one, strangers
+// (wrong token, no token, a second stream claiming a member's rank, bytes
+// that are not HTTP/2) are refused with one warning line each, and the
+// team keeps working afterwards.
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <grpcpp/create_channel.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <future>
+
+#include "ring_harness.h"
+#include "strata/sdk/error.h"
+
+namespace strata::grpc_ring::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+class GrpcRingSecurity : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::setenv("STRATA_JOB_TOKEN", kToken, 1);
+    ::unsetenv("STRATA_JOB_TOKEN_FILE");
+  }
+
+  // Two real ranks of team `id`, formed concurrently as two processes would.
+  void form(uint64_t id) {
+    for (int r = 0; r < 2; ++r) desc_[r] = team_desc(host_.store(), id, r, 2, 10s);
+    auto other = std::async(std::launch::async, [&] { return algo_->create_team(desc_[1]); });
+    state_[0] = algo_->create_team(desc_[0]);
+    state_[1] = other.get();
+  }
+
+  // One all_reduce on both ranks; every element must come out 3.
+  void expect_all_reduce_works(uint64_t sequence) {
+    std::vector<float> in[2] = {std::vector<float>(5000, 1.0f), std::vector<float>(5000, 2.0f)};
+    std::vector<float> out[2] = {std::vector<float>(5000), std::vector<float>(5000)};
+    auto one = std::async(std::launch::async, [&] {
+      return run_call(*algo_, state_[1].get(), desc_[1], STRATA_ALL_REDUCE, in[1], out[1], 5000,
+                      sequence, 10s);
+    });
+    const Outcome zero = run_call(*algo_, state_[0].get(), desc_[0], STRATA_ALL_REDUCE, in[0],
+                                  out[0], 5000, sequence, 10s);
+    EXPECT_EQ(zero.code, STRATA_OK) << zero.message;
+    EXPECT_EQ(one.get().code, STRATA_OK);
+    EXPECT_EQ(out[0], std::vector<float>(5000, 3.0f));
+    EXPECT_EQ(out[1], std::vector<float>(5000, 3.0f));
+  }
+
+  // A client stream to rank 0 presenting `token` as rank `rank`.
+  Outcome stranger(const std::string& token, int rank) {
+    const std::string address = "127.0.0.1:" + std::to_string(rank0().listen_port());
+    Signal signal;
+    LinkConfig lc;
+    lc.channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    lc.token = token;
+    lc.team_id = rank0().id();
+    lc.rank = rank;
+    lc.peer = 0;
+    lc.peer_address = address;
+    RingLink link(std::move(lc), signal);
+    try {
+      link.open(std::chrono::steady_clock::now() + 5s);
+      return {};
+    } catch (const sdk::Error& e) {
+      return {e.code(), e.what()};
+    }
+  }
+
+  RingTeam& rank0() { return static_cast<RingTeamState*>(state_[0].get())->team(); }
+
+  FakeHost host_;
+  std::unique_ptr<sdk::Algorithm> algo_ = make_all_reduce_ring(test_options());
+  strata_team_desc_t desc_[2]{};
+  std::unique_ptr<sdk::TeamState> state_[2];
+};
+
+TEST_F(GrpcRingSecurity, NoTokenFailsTeamCreateNamingTheVariables) {
+  ::unsetenv("STRATA_JOB_TOKEN");
+  const strata_team_desc_t d = team_desc(host_.store(), 1, 0, 2, 2s);
+  try {
+    algo_->create_team(d);
+    FAIL() << "team_create succeeded without a token";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), STRATA_FAILED_PRECONDITION);
+    EXPECT_THAT(e.what(), HasSubstr("STRATA_JOB_TOKEN_FILE"));
+    EXPECT_THAT(e.what(), HasSubstr("STRATA_JOB_TOKEN"));
+    EXPECT_THAT(e.what(), HasSubstr("token_file"));
+  }
+}
+
+TEST_F(GrpcRingSecurity, StrangersAreRefusedAndLoggedOnceAndTheJobGoesOn) {
+  form(2);
+  expect_all_reduce_works(0);
+  host_.clear_log();
+
+  const Outcome wrong = stranger("not-the-token-of-this-job-at-all", 1);
+  EXPECT_EQ(wrong.code, STRATA_PERMISSION_DENIED) << wrong.message;
+  EXPECT_THAT(wrong.message, HasSubstr("refused"));
+  const Outcome none = stranger("", 1);
+  EXPECT_EQ(none.code, STRATA_PERMISSION_DENIED) << none.message;
+  // The right token but a rank that is connected already: a replayed or
+  // hijacking stream, not the neighbour.
+  const Outcome second = stranger(kToken, 1);
+  EXPECT_EQ(second.code, STRATA_PERMISSION_DENIED) << second.message;
+
+  const auto warnings = host_.warnings();
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_THAT(warnings[0], HasSubstr("did not present this job's token"));
+  EXPECT_THAT(warnings[1], HasSubstr("did not present this job's token"));
+  EXPECT_THAT(warnings[2], HasSubstr("connected already"));
+  for (const auto& w : warnings) EXPECT_THAT(w, ::testing::Not(HasSubstr(kToken)));
+  expect_all_reduce_works(1);
+}
+
+TEST_F(GrpcRingSecurity, GarbageBytesOnTheWorkerPortAreDroppedAndTheJobGoesOn) {
+  form(3);
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(rank0().listen_port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  timeval five{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &five, sizeof five);
+  std::string garbage = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int i = 0; i < 4096; ++i) garbage.push_back(static_cast<char>((i * 7919) & 0xff));
+  EXPECT_GT(::write(fd, garbage.data(), garbage.size()), 0);
+  // The server hangs up on a connection that does not speak HTTP/2.
+  char buf[4096];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) {
+  }
+  EXPECT_EQ(n, 0) << "the server should close the connection, not leave it open";
+  ::close(fd);
+  expect_all_reduce_works(0);
+}
+
+TEST_F(GrpcRingSecurity, WorldReadableTokenFileIsRefused) {
+  ::unsetenv("STRATA_JOB_TOKEN");
+  const std::string path = ::testing::TempDir() + "grpc_ring_token";
+  {
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(kToken, f);
+    std::fclose(f);
+  }
+  ::chmod(path.c_str(), 0644);  // readable by others: refused
+  ::setenv("STRATA_JOB_TOKEN_FILE", path.c_str(), 1);
+  try {
+    algo_->create_team(team_desc(host_.store(), 4, 0, 2, 2s));
+    FAIL() << "a world-readable token file was accepted";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), STRATA_PERMISSION_DENIED) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("token"));
+  }
+  ::unlink(path.c_str());
+}
+
+}  // namespace
+}  // namespace strata::grpc_ring::testing

@@ -1,0 +1,126 @@
+#include "ring_harness.h"
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
+
+namespace strata::grpc_ring::testing {
+namespace {
+
+const strata_device_t kDevice{0, 0};
+
+}  // namespace
+
+GrpcRingOptions test_options() {
+  GrpcRingOptions o;
+  o.listen_address = "127.0.0.1:0";
+  o.chunk_bytes = 4096;
+  return o;
+}
+
+strata_team_desc_t team_desc(void* store, uint64_t id, int rank, int size,
+                             std::chrono::milliseconds formation) {
+  strata_team_desc_t t{};
+  t.struct_size = sizeof t;
+  t.team_id = id;
+  t.process_rank = rank;
+  t.process_count = size;
+  t.local_count = 1;
+  t.local_devices = &kDevice;
+  t.replica_offset = rank;
+  t.replica_count = size;
+  t.store = store;
+  t.deadline_ns = sdk::Host::now_ns() +
+                  std::chrono::duration_cast<std::chrono::nanoseconds>(formation).count();
+  return t;
+}
+
+Outcome run_call(sdk::Algorithm& algorithm, sdk::TeamState* state, const strata_team_desc_t& team,
+                 strata_op_t op, std::vector<float>& in, std::vector<float>& out, uint64_t count,
+                 uint64_t sequence, std::chrono::milliseconds timeout) {
+  strata_call_desc_t d{};
+  d.struct_size = sizeof d;
+  d.op = op;
+  d.dtype = STRATA_F32;
+  d.redop = STRATA_SUM;
+  d.count = count;
+  d.team = &team;
+  const strata_buffer_t input{in.data(), STRATA_F32, in.size(), kDevice};
+  const strata_buffer_t output{out.data(), STRATA_F32, out.size(), kDevice};
+  strata_call_t call{};
+  call.struct_size = sizeof call;
+  call.desc = &d;
+  call.inputs = &input;
+  call.outputs = &output;
+  call.sequence = sequence;
+  try {
+    auto operation = algorithm.create(state, call);
+    operation->post();
+    if (!operation->wait(timeout)) {
+      operation->abort();
+      return {STRATA_TIMED_OUT, "the call did not finish in time"};
+    }
+    return {};
+  } catch (const sdk::Error& e) {
+    return {e.code(), e.what()};
+  }
+}
+
+FakeNeighbour::FakeNeighbour(FakeHost& host, uint64_t team_id)
+    : host_(host), team_id_(team_id), inbox_(std::make_shared<Inbox>(signal_)) {
+  ServerConfig sc;
+  sc.listen_address = "127.0.0.1:0";
+  sc.credentials = grpc::InsecureServerCredentials();
+  sc.team_id = team_id;
+  sc.rank = 1;
+  sc.expected_sender = 0;
+  sc.token = kToken;
+  sc.max_message_bytes = 1 << 20;
+  sc.window_bytes = 1 << 20;
+  sc.services = sdk::Host::services();
+  server_ = std::make_unique<RingServer>(std::move(sc), inbox_);
+  sdk::Host::store_set(host_.store(), "grpc_ring/address/1",
+                       "127.0.0.1:" + std::to_string(server_->port()));
+}
+
+void FakeNeighbour::connect() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const std::string address = sdk::Host::store_get(
+      host_.store(), "grpc_ring/address/0", sdk::Host::now_ns() + 10'000'000'000);
+  LinkConfig lc;
+  lc.channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  lc.token = kToken;
+  lc.team_id = team_id_;
+  lc.rank = 1;
+  lc.peer = 0;
+  lc.peer_address = address;
+  link_ = std::make_unique<RingLink>(std::move(lc), signal_);
+  link_->open(deadline);
+}
+
+Header FakeNeighbour::header(uint64_t sequence, uint32_t step, uint64_t bytes) const {
+  Header h;
+  h.op = STRATA_ALL_REDUCE;
+  h.team_id = team_id_;
+  h.sequence = sequence;
+  h.step = step;
+  h.dtype = STRATA_F32;
+  h.sender = 1;
+  h.bytes = bytes;
+  return h;
+}
+
+void FakeNeighbour::send(const Header& header, const std::vector<float>& payload) {
+  link_->send(encode(header, payload.data()));
+}
+
+void FakeNeighbour::send_raw(grpc::ByteBuffer&& message) { link_->send(std::move(message)); }
+
+void FakeNeighbour::vanish() {
+  link_.reset();
+  server_.reset();
+}
+
+}  // namespace strata::grpc_ring::testing

@@ -1,0 +1,66 @@
+// Drives grpc_ring teams inside one test process: real ranks built through
+// the plugin's own algorithm objects, and a fake neighbour that speaks the
+// wire directly (its own RingServer and RingLink) so tests can send exactly
+// the messages they want — malformed, replayed, oversized — or vanish.
+#ifndef STRATA_TESTS_GRPC_RING_RING_HARNESS_H_
+#define STRATA_TESTS_GRPC_RING_RING_HARNESS_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fake_host.h"
+#include "ring_algorithm.h"
+#include "ring_link.h"
+#include "ring_server.h"
+#include "wire.h"
+
+namespace strata::grpc_ring::testing {
+
+inline constexpr const char* kToken = "0123456789abcdef0123456789abcdef";
+
+GrpcRingOptions test_options();  // loopback, 4 KiB chunks
+
+strata_team_desc_t team_desc(void* store, uint64_t id, int rank, int size,
+                             std::chrono::milliseconds formation);
+
+// What a call ended with: OK, or the error code and message.
+struct Outcome {
+  strata_status_t code = STRATA_OK;
+  std::string message;
+};
+
+// One f32 call of `op` on `state`, waited for up to `timeout`; in and out
+// hold count (times p for the gathered side) elements.
+Outcome run_call(sdk::Algorithm& algorithm, sdk::TeamState* state, const strata_team_desc_t& team,
+                 strata_op_t op, std::vector<float>& in, std::vector<float>& out, uint64_t count,
+                 uint64_t sequence, std::chrono::milliseconds timeout);
+
+// Rank 1 of a two-process team whose rank 0 is real: accepts rank 0's
+// stream on its own server, and opens its own stream to rank 0.
+class FakeNeighbour {
+ public:
+  FakeNeighbour(FakeHost& host, uint64_t team_id);  // publishes its address
+  // Connects to rank 0 once it published its address (call after rank 0
+  // started forming its team).
+  void connect();
+  void send(const Header& header, const std::vector<float>& payload);
+  void send_raw(grpc::ByteBuffer&& message);
+  // Leaves as a crashed process would: both streams are cut.
+  void vanish();
+  Header header(uint64_t sequence, uint32_t step, uint64_t bytes) const;
+
+ private:
+  FakeHost& host_;
+  uint64_t team_id_;
+  Signal signal_;
+  std::shared_ptr<Inbox> inbox_;
+  std::unique_ptr<RingServer> server_;
+  std::unique_ptr<RingLink> link_;
+};
+
+}  // namespace strata::grpc_ring::testing
+
+#endif  // STRATA_TESTS_GRPC_RING_RING_HARNESS_H_

@@ -1,0 +1,67 @@
+// The digits demo across processes with every scheme: `strata launch -n 2
+// --ps 2` runs two workers and two ps tasks (dense_0/kernel split over
+// both). Each worker's trained center must classify the test images well,
+// every ps must stop by itself once the workers are done (the launcher
+// only returns when every process has exited), and all of it fast.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <regex>
+#include <string>
+
+namespace {
+
+struct LaunchRun {
+  int exit_code = -1;
+  std::string output;
+  double seconds = 0;
+};
+
+LaunchRun run(const std::string& command) {
+  LaunchRun r;
+  const auto start = std::chrono::steady_clock::now();
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+class DigitsWithScheme : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DigitsWithScheme, TwoWorkersTwoPsTrainAndEveryProcessEnds) {
+  const std::string config =
+      std::string(STRATA_SOURCE_DIR) + "/configs/parameter_server_" + GetParam() + ".yaml";
+  const LaunchRun r = run(std::string(STRATA_CLI) + " launch -q --timeout 50s -n 2 --ps 2 -- " +
+                    STRATA_TRAIN_DIGITS + " --epochs 8 --config " + config);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::regex accuracy(R"(\[worker-(\d)\] worker \d \(\w+\): ran (\d+) steps.*accuracy ([0-9.]+))");
+  int workers = 0;
+  int64_t steps = 0;
+  for (std::sregex_iterator it(r.output.begin(), r.output.end(), accuracy), end; it != end; ++it) {
+    ++workers;
+    steps += std::stoll((*it)[2]);
+    EXPECT_GT(std::stod((*it)[3]), 0.8) << GetParam() << ", worker " << (*it)[1] << "\n" << r.output;
+  }
+  EXPECT_EQ(workers, 2) << r.output;
+  EXPECT_EQ(steps, 8 * 23) << "every step of the job ran exactly once\n" << r.output;
+  for (const char* ps : {"[ps-0] ps 0: every worker is done; stopping",
+                         "[ps-1] ps 1: every worker is done; stopping"}) {
+    EXPECT_NE(r.output.find(ps), std::string::npos) << r.output;
+  }
+  EXPECT_LT(r.seconds, 20.0);
+  std::printf("%s: %.2f s\n", GetParam(), r.seconds);
+}
+
+INSTANTIATE_TEST_SUITE_P(ParameterServer, DigitsWithScheme,
+                         ::testing::Values("hogwild", "downpour", "agn", "sagn", "sync",
+                                           "dynamic_sgd", "aeasgd", "aeamsgd"));
+
+}  // namespace
