@@ -124,7 +124,6 @@ Status run(const Options& o, int rank, int world) {
     const uint64_t count = std::max<uint64_t>(bytes / 4, 1);
     std::vector<float> data(count, 1.0f);
     const Buffer buffer{data.data(), DType::kF32, count, devices[0]};
-    const int iterations = iterations_for(bytes);
     Status failure;
     auto keep_first = [&](Status s) {
       if (!s.ok() && failure.ok()) failure = std::move(s);
@@ -142,6 +141,16 @@ Status run(const Options& o, int rank, int world) {
           keep_first(ops->all_reduce({&buffer, 1}, {&buffer, 1}, ReduceOp::kSum, call));
       }
     };
+    // A side that is far slower at this size (Gloo's small messages can wait
+    // out TCP's delayed ACKs) would stretch the sweep to hours: cap every
+    // side's round at ~0.2 s of the slowest side's calls.
+    double slowest = 0;
+    for (int side = 0; side < kSides; ++side) {
+      slowest = std::max(slowest, time_loop(3, [&] { one_call(side); }));
+    }
+    STRATA_RETURN_IF_ERROR(failure);
+    const int iterations = std::clamp(static_cast<int>(0.2 / std::max(slowest, 1e-9)), 3,
+                                      iterations_for(bytes));
     std::array<double, kSides> best{1e30, 1e30, 1e30};
     std::vector<double> over_gloo, over_mpi;
     for (int round = 0; round < o.rounds; ++round) {
