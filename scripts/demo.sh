@@ -2,9 +2,11 @@
 # The main job, on an existing build: train the digits classifier with
 # MultiWorkerMirroredStrategy on 2 worker processes x 2 virtual CPU devices
 # (strata launch, then mpirun), the same with MirroredStrategy on 4 devices
-# in one process for comparison, run the seeds' Dense(1) example, then show
-# what Strata loaded, how it chooses an algorithm, an all-reduce sweep
-# against this machine's memory bandwidth, and Strata's cost over raw MPI.
+# in one process for comparison, the same model over gRPC (grpc_ring) and
+# with a parameter server (DOWNPOUR), run the seeds' Dense(1) example, then
+# show what Strata loaded, how it chooses an algorithm, an all-reduce sweep
+# against this machine's memory bandwidth, Strata's cost over raw MPI, and
+# grpc_ring against Gloo and Open MPI over TCP.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
@@ -21,6 +23,16 @@ if command -v mpirun > /dev/null; then
     "$build/bin/train_digits" --config "$root/configs/multi_worker_mirrored_cpu.yaml" --epochs 15
   echo
 fi
+if [ -e "$build/lib/strata/plugins/libstrata_grpc_ring.so" ]; then
+  echo "### the same model over gRPC: 3 workers meet through TF_CONFIG addresses alone (grpc_ring)"
+  "$strata" launch -n 3 -- \
+    "$build/bin/train_digits" --config "$root/configs/multi_worker_grpc_ring.yaml" --epochs 15
+  echo
+fi
+echo "### ParameterServer: 2 workers, 1 ps task, DOWNPOUR (ps stops by itself at the end)"
+"$strata" launch -n 2 --ps 1 -- \
+  "$build/bin/train_digits" --config "$root/configs/parameter_server_downpour.yaml" --epochs 15
+echo
 echo "### train_digits: Mirrored on 4 virtual CPU devices in one process (same math)"
 "$build/bin/train_digits" --config "$root/configs/mirrored_cpu.yaml" --epochs 15
 echo
@@ -45,4 +57,11 @@ if [ -x "$build/bin/strata-mpi-bench" ]; then
     -e 4MiB --csv "$build/bench_mpi_overhead.csv"
   echo
 fi
-echo "results: $build/bench_all_reduce.json, $build/bench_mpi_overhead.csv"
+if [ -x "$build/bin/strata-ring-bench" ]; then
+  echo "### strata-ring-bench: grpc_ring vs Gloo's ring vs Open MPI, over loopback TCP, 2 ranks"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun -np 2 --oversubscribe --mca btl self,tcp "$build/bin/strata-ring-bench" \
+    -b 64KiB -e 16MiB --rounds 3 --csv "$build/bench_ring_tcp.csv"
+  echo
+fi
+echo "results: $build/bench_all_reduce.json, $build/bench_mpi_overhead.csv, $build/bench_ring_tcp.csv"
