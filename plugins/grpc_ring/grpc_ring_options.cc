@@ -5,28 +5,12 @@
 
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
+#include "strata/sdk/option_values.h"
 
 namespace strata::grpc_ring {
 namespace {
 
 const std::string kPrefix = "plugins.options.grpc_ring.";
-
-double parse_number(const std::string& where, const std::string& text, bool sizes) {
-  char* end = nullptr;
-  double value = std::strtod(text.c_str(), &end);
-  const std::string unit(end == nullptr ? "" : end);
-  const double k = 1024.0;
-  if (sizes && (unit == "KiB" || unit == "K")) value *= k;
-  else if (sizes && (unit == "MiB" || unit == "M")) value *= k * k;
-  else if (sizes && (unit == "GiB" || unit == "G")) value *= k * k * k;
-  else if (!unit.empty() && !(sizes && unit == "B")) end = nullptr;
-  if (end == nullptr || end == text.c_str() || !(value > 0)) {
-    throw sdk::InvalidArgument(where + ": '" + text + "' is not a " +
-                               (sizes ? "positive size (65536, 64KiB, 1MiB)"
-                                      : "positive number"));
-  }
-  return value;
-}
 
 std::string file_option(const char* key) {
   auto v = sdk::Host::option(key);
@@ -38,7 +22,7 @@ std::string file_option(const char* key) {
 }  // namespace
 
 uint64_t parse_size(const std::string& where, const std::string& text) {
-  return static_cast<uint64_t>(parse_number(where, text, true));
+  return static_cast<uint64_t>(sdk::parse_option_number(where, text, true));
 }
 
 GrpcRingOptions GrpcRingOptions::from_host() {
@@ -56,7 +40,7 @@ GrpcRingOptions GrpcRingOptions::from_host() {
     }
   }
   if (auto v = sdk::Host::option("chunks_in_flight")) {
-    const double n = parse_number(kPrefix + "chunks_in_flight", *v, false);
+    const double n = sdk::parse_option_number(kPrefix + "chunks_in_flight", *v, false);
     if (n < 1 || n > 1024 || n != static_cast<double>(static_cast<uint32_t>(n))) {
       throw sdk::InvalidArgument(kPrefix + "chunks_in_flight: '" + *v +
                                  "' is not a whole number from 1 to 1024");
@@ -88,13 +72,13 @@ GrpcRingOptions GrpcRingOptions::from_host() {
   }
   if (auto v = sdk::Host::option("tls_server_name")) o.tls_server_name = *v;
   if (auto v = sdk::Host::option("alpha_us")) {
-    o.alpha = parse_number(kPrefix + "alpha_us", *v, false) * 1e-6;
+    o.alpha = sdk::parse_option_number(kPrefix + "alpha_us", *v, false) * 1e-6;
   }
   if (auto v = sdk::Host::option("wire_gbytes_per_s")) {
-    o.beta = 1.0 / (parse_number(kPrefix + "wire_gbytes_per_s", *v, false) * 1e9);
+    o.beta = 1.0 / (sdk::parse_option_number(kPrefix + "wire_gbytes_per_s", *v, false) * 1e9);
   }
   if (auto v = sdk::Host::option("reduce_gbytes_per_s")) {
-    o.gamma = 1.0 / (parse_number(kPrefix + "reduce_gbytes_per_s", *v, false) * 1e9);
+    o.gamma = 1.0 / (sdk::parse_option_number(kPrefix + "reduce_gbytes_per_s", *v, false) * 1e9);
   }
   return o;
 }

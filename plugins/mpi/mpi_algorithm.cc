@@ -7,6 +7,7 @@
 #include "strata/sdk/device_table.h"
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
+#include "strata/sdk/option_values.h"
 #include "strata/sdk/types.h"
 
 namespace strata::mpi {
@@ -14,25 +15,6 @@ namespace {
 
 bool is_reducing(strata_op_t op) {
   return op == STRATA_ALL_REDUCE || op == STRATA_REDUCE_SCATTER || op == STRATA_REDUCE;
-}
-
-// "65536", "64KiB", "1MiB", "1.5" (a number with an optional binary unit).
-// `where` names the setting in the error: "plugins.options.mpi.ring_bytes".
-double parse_number(const std::string& where, const std::string& text, bool sizes) {
-  char* end = nullptr;
-  double value = std::strtod(text.c_str(), &end);
-  std::string unit(end);
-  const double k = 1024.0;
-  if (sizes && (unit == "KiB" || unit == "K")) value *= k;
-  else if (sizes && (unit == "MiB" || unit == "M")) value *= k * k;
-  else if (sizes && (unit == "GiB" || unit == "G")) value *= k * k * k;
-  else if (!unit.empty() && !(sizes && unit == "B")) end = nullptr;
-  if (end == nullptr || end == text.c_str() || !(value > 0)) {
-    throw sdk::InvalidArgument(where + ": '" + text + "' is not a " +
-                               (sizes ? "positive size (65536, 64KiB, 1MiB)"
-                                      : "positive number"));
-  }
-  return value;
 }
 
 const std::string kPrefix = "plugins.options.mpi.";
@@ -62,21 +44,21 @@ MpiOptions MpiOptions::from_host() {
     }
   }
   if (auto v = sdk::Host::option("ring_bytes")) {
-    o.ring_bytes = static_cast<uint64_t>(parse_number(kPrefix + "ring_bytes", *v, true));
+    o.ring_bytes = static_cast<uint64_t>(sdk::parse_option_number(kPrefix + "ring_bytes", *v, true));
   }
   if (auto v = sdk::Host::option("ring_chunk_bytes")) {
     o.ring_chunk_bytes =
         *v == "0" ? 0
-                  : static_cast<uint64_t>(parse_number(kPrefix + "ring_chunk_bytes", *v, true));
+                  : static_cast<uint64_t>(sdk::parse_option_number(kPrefix + "ring_chunk_bytes", *v, true));
   }
   if (auto v = sdk::Host::option("alpha_us")) {
-    o.alpha = parse_number(kPrefix + "alpha_us", *v, false) * 1e-6;
+    o.alpha = sdk::parse_option_number(kPrefix + "alpha_us", *v, false) * 1e-6;
   }
   if (auto v = sdk::Host::option("wire_gbytes_per_s")) {
-    o.beta = 1.0 / (parse_number(kPrefix + "wire_gbytes_per_s", *v, false) * 1e9);
+    o.beta = 1.0 / (sdk::parse_option_number(kPrefix + "wire_gbytes_per_s", *v, false) * 1e9);
   }
   if (auto v = sdk::Host::option("reduce_gbytes_per_s")) {
-    o.gamma = 1.0 / (parse_number(kPrefix + "reduce_gbytes_per_s", *v, false) * 1e9);
+    o.gamma = 1.0 / (sdk::parse_option_number(kPrefix + "reduce_gbytes_per_s", *v, false) * 1e9);
   }
   return o;
 }
