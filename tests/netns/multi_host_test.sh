@@ -26,8 +26,17 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 [[ $(id -u) -eq 0 ]] || skip "creating network namespaces needs root (ip netns)"
 command -v ip >/dev/null || skip "iproute2's ip command is not installed"
+# Probe everything the network needs (a namespace, a veth pair, a bridge):
+# a kernel or container without one of them is a reason to skip, not a failure.
 if ! err=$(ip netns add "$tag-probe" 2>&1); then skip "cannot create a network namespace: $err"; fi
+probe_err=""
+if ! err=$(ip -n "$tag-probe" link add pa type veth peer name pb 2>&1); then
+  probe_err="cannot create a veth pair: $err"
+elif ! err=$(ip -n "$tag-probe" link add pbr type bridge 2>&1); then
+  probe_err="cannot create a bridge: $err"
+fi
 ip netns del "$tag-probe"
+[[ -z $probe_err ]] || skip "$probe_err"
 
 namespaces=()
 cleanup() {
