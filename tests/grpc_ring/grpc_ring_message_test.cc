@@ -178,7 +178,9 @@ TEST_F(GrpcRingMessages, AbortReturnsAtOnceAndTheTeamStillCloses) {
   const auto start = std::chrono::steady_clock::now();
   op->abort();
   op.reset();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 50ms);
+  // Rule 7: abort returns promptly. A blocked abort would sit out the call's
+  // 10 s timeout; the bound leaves room for a loaded sanitizer run.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
   state_.reset();  // closes the streams though the neighbour never answered
   peer_.reset();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
