@@ -35,10 +35,13 @@ STRATA_SANITIZE=address,undefined BUILD_TYPE=RelWithDebInfo scripts/build.sh bui
 ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900 -LE "no_sanitizer|mpi"
 done_stage
 
+# TSan also leaves out gRPC (label grpc_ring; the TSan tree does not even
+# build those tests): Debian's libgrpc is not TSan-instrumented, so its
+# locking is invisible and TSan would report races that cannot happen.
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 stage "build + tests (TSan)"
 STRATA_SANITIZE=thread BUILD_TYPE=RelWithDebInfo scripts/build.sh build-tsan
-ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 900 -LE "no_sanitizer|mpi"
+ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 900 -LE "no_sanitizer|mpi|grpc_ring"
 done_stage
 
 echo; echo "all tests passed"
