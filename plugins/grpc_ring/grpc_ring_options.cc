@@ -71,15 +71,7 @@ GrpcRingOptions GrpcRingOptions::from_host() {
                                "three (TLS with mutual authentication) or none");
   }
   if (auto v = sdk::Host::option("tls_server_name")) o.tls_server_name = *v;
-  if (auto v = sdk::Host::option("alpha_us")) {
-    o.alpha = sdk::parse_option_number(kPrefix + "alpha_us", *v, false) * 1e-6;
-  }
-  if (auto v = sdk::Host::option("wire_gbytes_per_s")) {
-    o.beta = 1.0 / (sdk::parse_option_number(kPrefix + "wire_gbytes_per_s", *v, false) * 1e9);
-  }
-  if (auto v = sdk::Host::option("reduce_gbytes_per_s")) {
-    o.gamma = 1.0 / (sdk::parse_option_number(kPrefix + "reduce_gbytes_per_s", *v, false) * 1e9);
-  }
+  sdk::read_cost_model_options(kPrefix, &o.alpha, &o.beta, &o.gamma);
   return o;
 }
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
 
 namespace strata::sdk {
 
@@ -20,6 +21,19 @@ double parse_option_number(const std::string& where, const std::string& text, bo
                           (size ? "positive size (65536, 64KiB, 1MiB)" : "positive number"));
   }
   return value;
+}
+
+void read_cost_model_options(const std::string& prefix, double* alpha, double* beta,
+                             double* gamma) {
+  if (auto v = Host::option("alpha_us")) {
+    *alpha = parse_option_number(prefix + "alpha_us", *v, false) * 1e-6;
+  }
+  if (auto v = Host::option("wire_gbytes_per_s")) {
+    *beta = 1.0 / (parse_option_number(prefix + "wire_gbytes_per_s", *v, false) * 1e9);
+  }
+  if (auto v = Host::option("reduce_gbytes_per_s")) {
+    *gamma = 1.0 / (parse_option_number(prefix + "reduce_gbytes_per_s", *v, false) * 1e9);
+  }
 }
 
 }  // namespace strata::sdk

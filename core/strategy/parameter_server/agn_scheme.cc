@@ -24,11 +24,7 @@ class AgnScheme final : public Scheme {
     }
   }
   std::vector<float> push_payload(WorkerState& w, std::span<const float>) const override {
-    // steps_since_push < period only for a last, shorter window.
-    const float inv = 1.0f / static_cast<float>(w.steps_since_push > 0 ? w.steps_since_push : 1);
-    std::vector<float> mean(w.acc.size());
-    for (size_t i = 0; i < mean.size(); ++i) mean[i] = w.acc[i] * inv;
-    return mean;
+    return w.mean_accumulated_gradient();
   }
   void apply_push(ShardState& s, std::span<const float> mean, const PushInfo&) const override {
     for (size_t i = 0; i < s.value.size(); ++i) s.value[i] -= eta_ * mean[i];

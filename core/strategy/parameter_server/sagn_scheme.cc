@@ -27,10 +27,7 @@ class SagnScheme final : public Scheme {
     }
   }
   std::vector<float> push_payload(WorkerState& w, std::span<const float>) const override {
-    const float inv = 1.0f / static_cast<float>(w.steps_since_push > 0 ? w.steps_since_push : 1);
-    std::vector<float> mean(w.acc.size());
-    for (size_t i = 0; i < mean.size(); ++i) mean[i] = w.acc[i] * inv;
-    return mean;
+    return w.mean_accumulated_gradient();
   }
   void apply_push(ShardState& s, std::span<const float> m, const PushInfo& info) const override {
     const float eta = rates_[static_cast<size_t>(info.worker) % rates_.size()];

@@ -14,6 +14,13 @@ void WorkerState::reset(std::span<const float> center) {
   steps_since_push = 0;
 }
 
+std::vector<float> WorkerState::mean_accumulated_gradient() const {
+  const float inv = 1.0f / static_cast<float>(steps_since_push > 0 ? steps_since_push : 1);
+  std::vector<float> mean(acc.size());
+  for (size_t i = 0; i < mean.size(); ++i) mean[i] = acc[i] * inv;
+  return mean;
+}
+
 bool Scheme::complete_round(ShardState& s, int active) const {
   // A round waits for every active worker; once workers finish or die
   // fewer are expected, so a round they left half-full still completes.

@@ -32,6 +32,9 @@ struct WorkerState {
   int steps_since_push = 0;
   int worker = 0;               // this worker's index (per-worker rates)
   void reset(std::span<const float> center);
+  // acc / steps_since_push: the mean gradient of the window just ended (a
+  // last, shorter window divides by its own length). AGN and SAGN push it.
+  std::vector<float> mean_accumulated_gradient() const;
 };
 
 // What a push carries besides its payload.

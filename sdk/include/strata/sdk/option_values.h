@@ -14,6 +14,13 @@ namespace strata::sdk {
 // and the accepted forms.
 double parse_option_number(const std::string& where, const std::string& text, bool size);
 
+// The alpha-beta(-gamma) cost model a plugin's `estimate` ranks by, read
+// from the options alpha_us, wire_gbytes_per_s and reduce_gbytes_per_s of
+// the calling plugin (sdk::Host::option); an option not set keeps the value
+// passed in. `prefix` names them in errors ("plugins.options.mpi.").
+void read_cost_model_options(const std::string& prefix, double* alpha, double* beta,
+                             double* gamma);
+
 }  // namespace strata::sdk
 
 #endif  // STRATA_SDK_OPTION_VALUES_H_
