@@ -4,11 +4,12 @@
 #      (unit, loader, conformance, CLI, out-of-tree SDK example);
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the same tests under ThreadSanitizer.
-# This is what CI runs (.ci/run). Each stage prints its wall time.
+# This is what CI runs (.ci/run). Each stage prints its wall time; tests run
+# through scripts/run-tests.sh (a progress line per 50 tests, failures in
+# full, a failed test retried once alone and reported FLAKY if it passes).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-jobs=$(nproc)
 
 stage() { echo; echo "=== $* ==="; stage_start=$(date +%s); }
 done_stage() { echo "=== done in $(( $(date +%s) - stage_start ))s ==="; }
@@ -22,7 +23,7 @@ scripts/build.sh build
 done_stage
 
 stage "tests (Release)"
-ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
+scripts/run-tests.sh build --timeout 600
 done_stage
 
 # Sanitizer runs skip what only measures or installs (label no_sanitizer)
@@ -32,7 +33,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 stage "build + tests (ASan + UBSan)"
 STRATA_SANITIZE=address,undefined BUILD_TYPE=RelWithDebInfo scripts/build.sh build-asan
-ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900 -LE "no_sanitizer|mpi"
+scripts/run-tests.sh build-asan --timeout 900 -LE "no_sanitizer|mpi"
 done_stage
 
 # TSan also leaves out gRPC (label grpc_ring; the TSan tree does not even
@@ -41,7 +42,7 @@ done_stage
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 stage "build + tests (TSan)"
 STRATA_SANITIZE=thread BUILD_TYPE=RelWithDebInfo scripts/build.sh build-tsan
-ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 900 -LE "no_sanitizer|mpi|grpc_ring"
+scripts/run-tests.sh build-tsan --timeout 900 -LE "no_sanitizer|mpi|grpc_ring"
 done_stage
 
 echo; echo "all tests passed"

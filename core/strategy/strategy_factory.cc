@@ -6,6 +6,7 @@
 #include "core/strategy/mirrored_strategy.h"
 #include "core/strategy/multi_worker_mirrored_strategy.h"
 #include "core/strategy/parameter_server/parameter_server_strategy.h"
+#include "core/strategy/tpu_strategy.h"
 
 namespace strata {
 namespace {
@@ -126,9 +127,14 @@ StatusOr<std::unique_ptr<Strategy>> make_unnamed(std::shared_ptr<Runtime> runtim
     STRATA_ASSIGN_OR_RETURN(auto strategy, ParameterServerStrategy::create(runtime));
     return std::unique_ptr<Strategy>(std::move(strategy));
   }
+  if (kind == "tpu") {
+    STRATA_ASSIGN_OR_RETURN(auto strategy, TPUStrategy::create(runtime, options.devices,
+                                                               options.communication));
+    return std::unique_ptr<Strategy>(std::move(strategy));
+  }
   return InvalidArgumentError("unknown strategy '" + std::string(kind) +
                               "'; expected one of: default, one_device, mirrored, "
-                              "central_storage, multi_worker_mirrored, parameter_server");
+                              "central_storage, multi_worker_mirrored, parameter_server, tpu");
 }
 
 }  // namespace

@@ -23,8 +23,12 @@ using ::testing::StartsWith;
 
 const std::string kFast = " --iters 10 --warmup 1 --copy-size 16MiB";
 
-// Columns of an all_reduce row; other ops have no membw and mem%.
-enum Column { kSize, kCount, kType, kRedop, kRoot, kTime, kAlgbw, kBusbw, kMembw, kMemPct };
+// Columns of an all_reduce row; other ops have no membw and mem%, so their
+// #wrong, iters and algorithm come two columns earlier.
+enum Column {
+  kSize, kCount, kType, kRedop, kRoot, kTime, kModel, kAlgbw, kBusbw, kMembw, kMemPct,
+  kWrong, kIters, kAlgorithm, kColumns
+};
 
 double num(const std::string& s) { return std::stod(s); }
 
@@ -41,13 +45,13 @@ TEST(CliBench, TinySweepIsCorrectAndItsBandwidthsAddUp) {
   ASSERT_EQ(rows.size() % 8, 0u);
   std::set<std::string> algorithms;
   for (const auto& row : rows) {
-    ASSERT_EQ(row.size(), 13u) << r.out;
+    ASSERT_EQ(row.size(), size_t{kColumns}) << r.out;
     const double size = num(row[kSize]);
     EXPECT_EQ(num(row[kCount]), size / 4);
     EXPECT_EQ(row[kType], "f32");
     EXPECT_EQ(row[kRedop], "sum");
     EXPECT_EQ(row[kRoot], "-1");
-    EXPECT_EQ(row[10], "0") << "#wrong in: " << r.out;
+    EXPECT_EQ(row[kWrong], "0") << "#wrong in: " << r.out;
     const double time_us = num(row[kTime]);
     const double algbw = num(row[kAlgbw]);
     ASSERT_GT(time_us, 0);
@@ -55,7 +59,7 @@ TEST(CliBench, TinySweepIsCorrectAndItsBandwidthsAddUp) {
     EXPECT_NEAR(algbw, size / time_us / 1e3, 6e-4 + 1e-3 * algbw);
     EXPECT_NEAR(num(row[kBusbw]), algbw * 2 * 3 / 4, 1.5e-3);  // 2(n-1)/n, n = 4
     EXPECT_NEAR(num(row[kMembw]), 2 * 4 * size / time_us / 1e3, 6e-4 + 1e-3 * algbw * 8);
-    algorithms.insert(row[12]);
+    algorithms.insert(row[kAlgorithm]);
   }
   EXPECT_TRUE(algorithms.count("hierarchical_copy/all_reduce/scatter_reduce"));
   EXPECT_TRUE(algorithms.count("hierarchical_copy/all_reduce/reduction_to_one_device"));
@@ -114,7 +118,7 @@ TEST(CliBench, CsvHasTheHeaderFactsThenOneLinePerRow) {
       header = true;
     } else {
       ++data;
-      EXPECT_EQ(std::count(line.begin(), line.end(), ','), 15) << line;
+      EXPECT_EQ(std::count(line.begin(), line.end(), ','), 16) << line;
       EXPECT_THAT(line, HasSubstr(",f32,sum,-1,auto,hierarchical_copy/all_reduce/"));
     }
   }
@@ -128,13 +132,13 @@ TEST(CliBench, WrongResultsAreCountedAndFailTheRun) {
   EXPECT_EQ(r.exit_code, 1);
   const auto rows = bench_rows(r.out);
   ASSERT_EQ(rows.size(), 4u) << r.out;
-  for (const auto& row : rows) EXPECT_EQ(row[10], "4") << r.out;  // one per replica
+  for (const auto& row : rows) EXPECT_EQ(row[kWrong], "4") << r.out;  // one per replica
   EXPECT_THAT(r.out, HasSubstr("#wrong: 16 in total (WRONG RESULTS)"));
 
   const CliResult unchecked =
       run_cli("bench -b 8B -e 64B --algorithm broken --no-check" + kFast, test_plugin_dir());
   EXPECT_EQ(unchecked.exit_code, 0) << unchecked.err;
-  for (const auto& row : bench_rows(unchecked.out)) EXPECT_EQ(row[10], "N/A");
+  for (const auto& row : bench_rows(unchecked.out)) EXPECT_EQ(row[kWrong], "N/A");
 }
 
 TEST(CliBench, SizesAnAlgorithmDeclinesShowDeclined) {
@@ -143,10 +147,10 @@ TEST(CliBench, SizesAnAlgorithmDeclinesShowDeclined) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = bench_rows(r.out);
   ASSERT_EQ(rows.size(), 3u) << r.out;
-  EXPECT_EQ(rows[1][10], "0");
+  EXPECT_EQ(rows[1][kWrong], "0");
   EXPECT_EQ(rows[2][kSize], "131072");
   EXPECT_EQ(rows[2][kTime], "declined");
-  EXPECT_EQ(rows[2][12], "cli_test/all_reduce/picky");
+  EXPECT_EQ(rows[2][kAlgorithm], "cli_test/all_reduce/picky");
   EXPECT_THAT(r.out, HasSubstr("# declined: cli_test/all_reduce/picky at 1 size(s): "
                                "cli_test declines calls over 64 KiB"));
 }
@@ -156,9 +160,9 @@ TEST(CliBench, AutoRowsNameWhatTheSelectorPicked) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = bench_rows(r.out);
   ASSERT_EQ(rows.size(), 3u) << r.out;
-  EXPECT_EQ(rows[0][12], "auto:cli_test/all_reduce/picky");
-  EXPECT_EQ(rows[1][12], "auto:cli_test/all_reduce/picky");
-  EXPECT_THAT(rows[2][12], StartsWith("auto:hierarchical_copy/all_reduce/"));
+  EXPECT_EQ(rows[0][kAlgorithm], "auto:cli_test/all_reduce/picky");
+  EXPECT_EQ(rows[1][kAlgorithm], "auto:cli_test/all_reduce/picky");
+  EXPECT_THAT(rows[2][kAlgorithm], StartsWith("auto:hierarchical_copy/all_reduce/"));
 }
 
 TEST(CliBench, OtherCollectivesUseTheirBusFactorAndPassTheCheck) {
@@ -187,7 +191,7 @@ TEST(CliBench, OtherCollectivesUseTheirBusFactorAndPassTheCheck) {
                        row.at("algbw_gbps").get<double>() * c.factor);
     }
     const bool all_reduce = c.args.find("all_reduce") != std::string::npos;
-    for (const auto& row : bench_rows(r.out)) EXPECT_EQ(row.size(), all_reduce ? 13u : 11u);
+    for (const auto& row : bench_rows(r.out)) EXPECT_EQ(row.size(), all_reduce ? size_t{kColumns} : size_t{kColumns} - 2);
   }
 }
 

@@ -158,7 +158,7 @@ TEST(CliExplain, BadInputGetsAClearErrorAndNonZeroExit) {
       {"explain all_reduce 6B", "6 B is not a whole number of f32 elements (4 B each)"},
       {"explain all_gather 12B --devices 2", "must split evenly into 2 replica slices"},
       {"explain all_reduce", "needs a SIZE"},
-      {"explain all_reduce 1MiB --device-type tpu", "unknown device type 'tpu'"},
+      {"explain all_reduce 1MiB --device-type fpga", "unknown device type 'fpga'"},
       {"explain all_reduce 1MiB --devices 9 --config '" + kRulesConfig + "'",
        "asked for 9 cpu device(s) but this process has 4"},
   };

@@ -195,6 +195,14 @@ int run_bench(const BenchOptions& o, const std::string& command_line) {
   for (uint64_t size : sweep->sizes) {
     counts.push_back(*count_for_bytes(sweep->call.op, size, sweep->call.dtype, o.devices, false));
   }
+  std::vector<std::string> left_out;
+  if (o.algorithm == "all") {
+    std::erase_if(runners, [&](const std::unique_ptr<BenchRunner>& r) {
+      const auto why = r->declines_every(sweep->call, counts);
+      if (why) left_out.push_back(r->label() + ": " + *why);
+      return why.has_value();
+    });
+  }
   // Before the sweep's buffers exist: the two never need memory at once.
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto copy = measure_copy_bandwidth(sweep->copy_bytes, threads);
@@ -217,6 +225,7 @@ int run_bench(const BenchOptions& o, const std::string& command_line) {
   }
   setup.copy = *copy;
   setup.cache_bytes = last_level_cache_bytes();
+  setup.left_out = std::move(left_out);
 
   BenchReport report(setup);
   report.print_header(std::cout);

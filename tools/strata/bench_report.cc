@@ -77,6 +77,7 @@ void BenchReport::print_header(std::ostream& os) const {
   for (size_t i = 0; i < s.devices.size(); ++i) os << (i == 0 ? "" : " ") << s.devices[i];
   os << ")\n# command: " << s.command_line << "\n# algorithms:";
   for (const auto& a : s.algorithms) os << " " << a;
+  for (const auto& a : s.left_out) os << "\n# left out of 'all', declines every size: " << a;
   os << fmt::format(
       "\n# copy bandwidth: {:.2f} GB/s (memcpy of {} on {} thread(s), "
       "reads + writes, best of {})\n",
@@ -92,6 +93,7 @@ void BenchReport::print_header(std::ostream& os) const {
     os << fmt::format("as many timed calls as fit in {:g} s per size (at least {}, at most {})\n",
                       s.timing.target_seconds, s.timing.min_iters, s.timing.max_iters);
   }
+  os << "# model: the algorithm's own estimate of one call (its cost model), - when it has none\n";
   os << fmt::format("# algbw = size / time; busbw = algbw * {:.4g}", bus_factor(s.op, n));
   if (has_membw()) os << "; membw = 2*n*size / time; mem% = membw / copy bandwidth";
   os << "\n# check: "
@@ -99,12 +101,12 @@ void BenchReport::print_header(std::ostream& os) const {
                    "elements over all replicas"
                  : "off")
      << (s.check_note.empty() ? "" : " (" + s.check_note + ")") << "\n#\n";
-  os << fmt::format("#{:>11} {:>12} {:>5} {:>6} {:>5} {:>10} {:>9} {:>9}", "size", "count", "type",
-                    "redop", "root", "time", "algbw", "busbw");
+  os << fmt::format("#{:>11} {:>12} {:>5} {:>6} {:>5} {:>10} {:>10} {:>9} {:>9}", "size", "count",
+                    "type", "redop", "root", "time", "model", "algbw", "busbw");
   if (has_membw()) os << fmt::format(" {:>9} {:>6}", "membw", "mem%");
   os << fmt::format(" {:>7} {:>6}  {}\n", "#wrong", "iters", "algorithm");
-  os << fmt::format("#{:>11} {:>12} {:>5} {:>6} {:>5} {:>10} {:>9} {:>9}", "(B)", "(elements)", "",
-                    "", "", "(us)", "(GB/s)", "(GB/s)");
+  os << fmt::format("#{:>11} {:>12} {:>5} {:>6} {:>5} {:>10} {:>10} {:>9} {:>9}", "(B)",
+                    "(elements)", "", "", "", "(us)", "(us)", "(GB/s)", "(GB/s)");
   if (has_membw()) os << fmt::format(" {:>9}", "(GB/s)");
   os << "\n" << std::flush;
 }
@@ -114,7 +116,9 @@ void BenchReport::add(BenchRow row, std::ostream& os) {
   os << fmt::format("{:>12} {:>12} {:>5} {:>6} {:>5}", row.size, row.count,
                     dtype_name(setup_.dtype), redop_column(), root);
   if (row.outcome == BenchRow::Outcome::kOk) {
-    os << fmt::format(" {:>10.2f} {:>9.3f} {:>9.3f}", row.timing.median_us, row.algbw, row.busbw);
+    os << fmt::format(" {:>10.2f} {:>10} {:>9.3f} {:>9.3f}", row.timing.median_us,
+                      row.model_us ? fmt::format("{:.2f}", *row.model_us) : std::string("-"),
+                      row.algbw, row.busbw);
     if (has_membw()) {
       os << fmt::format(" {:>9.3f} {:>6.1f}", row.membw.value_or(0),
                         row.membw_fraction.value_or(0) * 100);
@@ -122,7 +126,7 @@ void BenchReport::add(BenchRow row, std::ostream& os) {
     os << fmt::format(" {:>7} {:>6}", row.wrong ? std::to_string(*row.wrong) : std::string("N/A"),
                       row.timing.iters);
   } else {
-    os << fmt::format(" {:>10} {:>9} {:>9}", outcome_name(row.outcome), "-", "-");
+    os << fmt::format(" {:>10} {:>10} {:>9} {:>9}", outcome_name(row.outcome), "-", "-", "-");
     if (has_membw()) os << fmt::format(" {:>9} {:>6}", "-", "-");
     os << fmt::format(" {:>7} {:>6}", "-", "-");
   }
@@ -185,6 +189,7 @@ Status BenchReport::write_json(const std::string& path) const {
               {"devices", s.devices},
               {"replicas", s.devices.size()},
               {"algorithms", s.algorithms},
+              {"left_out", s.left_out},
               {"busbw_factor", bus_factor(s.op, static_cast<int>(s.devices.size()))}};
   out["machine"] = {{"copy_bandwidth_gbps", s.copy.bytes_per_second / 1e9},
                     {"copy_bytes", s.copy.bytes},
@@ -207,6 +212,7 @@ Status BenchReport::write_json(const std::string& path) const {
                 {"outcome", outcome_name(r.outcome)},
                 {"reason", r.reason}};
     if (r.outcome == BenchRow::Outcome::kOk) {
+      row["model_us"] = r.model_us ? json(*r.model_us) : json();
       row.update({{"time_us", r.timing.median_us},
                   {"mean_us", r.timing.mean_us},
                   {"min_us", r.timing.min_us},
@@ -229,7 +235,7 @@ Status BenchReport::write_json(const std::string& path) const {
 Status BenchReport::write_csv(const std::string& path) const {
   std::ofstream file(path);
   print_header(file);  // '#' lines: read_csv(comment='#') skips them
-  file << "size,count,type,redop,root,algorithm,chosen,outcome,time_us,mean_us,iters,"
+  file << "size,count,type,redop,root,algorithm,chosen,outcome,time_us,model_us,mean_us,iters,"
           "algbw_gbps,busbw_gbps,membw_gbps,membw_fraction,wrong\n";
   const int root = takes_root(setup_.op) ? setup_.root : -1;
   for (const auto& r : rows_) {
@@ -237,13 +243,14 @@ Status BenchReport::write_csv(const std::string& path) const {
     file << fmt::format("{},{},{},{},{},{},{},{},", r.size, r.count, dtype_name(setup_.dtype),
                         redop_column(), root, r.algorithm, r.chosen, outcome_name(r.outcome));
     if (ok) {
-      file << fmt::format("{},{},{},{},{},{},{},{}\n", r.timing.median_us, r.timing.mean_us,
+      file << fmt::format("{},{},{},{},{},{},{},{},{}\n", r.timing.median_us,
+                          r.model_us ? fmt::format("{}", *r.model_us) : "", r.timing.mean_us,
                           r.timing.iters, r.algbw, r.busbw,
                           r.membw ? fmt::format("{}", *r.membw) : "",
                           r.membw_fraction ? fmt::format("{}", *r.membw_fraction) : "",
                           r.wrong ? std::to_string(*r.wrong) : "");
     } else {
-      file << ",,,,,,,\n";
+      file << ",,,,,,,,\n";
     }
   }
   if (!file) return UnavailableError("cannot write bench results to '" + path + "'");

@@ -31,6 +31,7 @@ struct BenchSetup {
   std::string device_type;
   std::vector<std::string> devices;     // "cpu:0", ...
   std::vector<std::string> algorithms;  // ids, and "auto"
+  std::vector<std::string> left_out;    // "id: why" for --algorithm all
   CopyBandwidth copy;
   uint64_t cache_bytes = 0;  // last-level cache, 0 when unknown
   TimingPolicy timing;
@@ -45,6 +46,7 @@ struct BenchRow {
   Outcome outcome = Outcome::kOk;
   std::string reason;  // why declined or failed
   Timing timing;
+  std::optional<double> model_us;        // the algorithm's own estimate of the call
   double algbw = 0;                      // GB/s
   double busbw = 0;                      // GB/s
   std::optional<double> membw;           // GB/s, all_reduce only

@@ -31,6 +31,9 @@ StatusOr<std::optional<std::string>> BenchRunner::decline_reason(const BenchCall
       return std::optional<std::string>(sel.status().message());  // every candidate declined
     }
     chosen = sel->chosen->id;
+    for (const Candidate& c : sel->candidates) {
+      if (c.algorithm == sel->chosen) estimate_ = c.estimate;
+    }
     return std::optional<std::string>();
   }
   // A forced algorithm runs only if its own supports() accepts the call:
@@ -53,7 +56,22 @@ StatusOr<std::optional<std::string>> BenchRunner::decline_reason(const BenchCall
   desc.team = &team.desc();
   const Support support = call_supports(*algo, desc);
   if (!support.accepted) return std::optional<std::string>(support.reason);
+  estimate_ = call_estimate(*algo, desc);
   return std::optional<std::string>();
+}
+
+std::optional<std::string> BenchRunner::declines_every(const BenchCall& call,
+                                                       const std::vector<uint64_t>& counts) {
+  if (algorithm_.empty()) return std::nullopt;
+  std::optional<std::string> reason;
+  for (uint64_t count : counts) {
+    std::string chosen;
+    auto declined = decline_reason(call, count, chosen);
+    // A failure here is reported by the sweep itself, row by row.
+    if (!declined.ok() || !declined->has_value()) return std::nullopt;
+    reason = **declined;
+  }
+  return reason;
 }
 
 Status BenchRunner::run_once(const BenchCall& call, const CallBuffers& b) {
@@ -89,6 +107,7 @@ bool BenchRunner::begin(const BenchCall& call, uint64_t count, ReplicaBuffers& b
   row.size = bytes_for_count(call.op, count, call.dtype, devices_);
   row.count = row.size / dtype_size(call.dtype);  // nccl-tests: size / element size
   row.algorithm = label();
+  estimate_.reset();
   auto declined = decline_reason(call, count, row.chosen);
   if (!declined.ok()) {
     fail(row, declined.status());
@@ -99,6 +118,7 @@ bool BenchRunner::begin(const BenchCall& call, uint64_t count, ReplicaBuffers& b
     row.reason = **declined;
     return false;
   }
+  if (estimate_) row.model_us = *estimate_ * 1e6;
   const CallBuffers view = buffers.view(count);
   for (int i = 0; i < warmup; ++i) {
     Status s = run_once(call, view);

@@ -34,6 +34,13 @@ class BenchRunner {
                                                        std::string device_type, int devices,
                                                        std::string algorithm);
 
+  // Why this (forced) algorithm declines every one of `counts`, or nullopt
+  // when it accepts at least one: `--algorithm all` leaves such algorithms
+  // out (a tpu algorithm on a cpu team) instead of filling the table with
+  // declined rows.
+  std::optional<std::string> declines_every(const BenchCall& call,
+                                            const std::vector<uint64_t>& counts);
+
   // "auto" or the algorithm id.
   std::string label() const { return algorithm_.empty() ? "auto" : algorithm_; }
   Team& team() { return ops_->team(); }
@@ -68,6 +75,7 @@ class BenchRunner {
   std::string algorithm_;
   std::unique_ptr<CollectiveOps> ops_;
   std::vector<double> samples_;  // of the size being measured
+  std::optional<double> estimate_;  // seconds, for the size being measured
 };
 
 }  // namespace strata::cli

@@ -12,6 +12,7 @@
 
 #include "core/common/units.h"
 #include "tools/strata/cli_common.h"
+#include "tools/strata/launch_output.h"
 #include "tools/strata/launcher.h"
 
 namespace strata::cli {
@@ -61,6 +62,13 @@ std::chrono::nanoseconds duration_or_zero(const std::string& text) {
 }
 
 int run_launch(LaunchCommandOptions& o) {
+  if (o.launch.tolerate_worker_failures && o.launch.ps_tasks == 0) {
+    launch_message(
+        "--tolerate-worker-failures needs parameter server tasks (--ps M): without them the "
+        "workers train through collectives, and the survivors' collectives would wait on the "
+        "dead worker");
+    return kExitUsage;
+  }
   o.launch.grace = duration_or_zero(o.grace);
   o.launch.timeout = duration_or_zero(o.timeout);
   o.launch.ompi_server = !o.no_ompi_server;
@@ -81,7 +89,8 @@ void add_launch_command(CLI::App& app, Context& context) {
   CLI::App* cmd = app.add_subcommand(
       "launch",
       "Run N local workers of one job, each with its TF_CONFIG; prefix their output with "
-      "[worker-i]; when one fails, stop the others and exit with its status");
+      "[worker-i]; when one fails, stop the others and exit with its status (with --ps "
+      "and --tolerate-worker-failures, go on without a failed worker)");
   cmd->footer(
       "Example: strata launch -n 2 --devices-per-worker cpu:2 -- ./train --steps 100\n"
       "         strata launch -n 2 --ps 1 -- train_digits --config "
@@ -116,6 +125,10 @@ void add_launch_command(CLI::App& app, Context& context) {
                   "Stop the whole job after this long and exit 124 (default: no limit)")
       ->type_name("DURATION")
       ->check(CLI::Validator(check_duration, ""));
+  cmd->add_flag("--tolerate-worker-failures", o->launch.tolerate_worker_failures,
+                "With --ps: a failing worker is reported and the job goes on without it (the "
+                "parameter servers re-queue its steps); a failing ps task, or every worker "
+                "failing, still stops the job");
   cmd->add_flag("--no-ompi-server", o->no_ompi_server,
                 "Do not start ompi-server for the mpi plugin, even if it is on PATH");
   cmd->add_flag("-q,--quiet", o->launch.quiet, "No start line on stderr");

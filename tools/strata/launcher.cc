@@ -211,27 +211,42 @@ int Launcher::finish() {
           ? ""
           : "; stopped " + plural(running_at_stop_, "running worker") +
                 (killed_ == 0 ? "" : " (" + std::to_string(killed_) + " " + killed_why_ + ")");
+  const std::string lost = lost_.empty() ? "" : "; lost earlier: " + describe_lost();
   switch (stop_) {
     case StopReason::kNone:
+      if (!lost_.empty()) {
+        launch_message("lost " + std::to_string(lost_.size()) + " of " +
+                       plural(options_.workers, "worker") + ": " + describe_lost() +
+                       "; every other task finished (--tolerate-worker-failures)");
+      }
       return kExitOk;
     case StopReason::kWorkerFailed: {
       const int status = workers_[static_cast<size_t>(failed_worker_)].status;
       launch_message(workers_[static_cast<size_t>(failed_worker_)].name + " " +
-                     describe_wait_status(status) + stopped);
+                     describe_wait_status(status) + stopped + lost);
       return exit_code_of(status);
     }
     case StopReason::kSignal:
       launch_message("received " + signal_name(stop_signal_) + "; forwarded it to every worker" +
-                     stopped);
+                     stopped + lost);
       return 128 + stop_signal_;
     case StopReason::kTimedOut:
       launch_message("timed out after " + format_duration(options_.timeout) + " (--timeout)" +
-                     stopped);
+                     stopped + lost);
       return kLaunchTimedOut;
     case StopReason::kSpawnFailed:
       return kExitFailure;
   }
   return kExitFailure;
+}
+
+std::string Launcher::describe_lost() const {
+  std::string text;
+  for (size_t i : lost_) {
+    text += (text.empty() ? "" : ", ") + workers_[i].name + " (" +
+            describe_wait_status(workers_[i].status) + ")";
+  }
+  return text;
 }
 
 }  // namespace strata::cli

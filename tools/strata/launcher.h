@@ -1,5 +1,7 @@
 // `strata launch`'s engine: N local workers with their cluster description,
-// their output forwarded line by line, and one failure stopping the rest.
+// their output forwarded line by line, and one failure stopping the rest
+// (or, with --tolerate-worker-failures, a worker's failure reported and the
+// job going on without it).
 // docs/CLI.md ("strata launch") is the contract: environment, exit statuses.
 #ifndef STRATA_TOOLS_STRATA_LAUNCHER_H_
 #define STRATA_TOOLS_STRATA_LAUNCHER_H_
@@ -31,6 +33,10 @@ struct LaunchOptions {
   std::chrono::nanoseconds timeout{0};  // whole job; 0 = none
   bool ompi_server = true;
   bool quiet = false;
+  // --tolerate-worker-failures (needs ps_tasks > 0): a failing worker is
+  // reported and the job goes on, as long as some worker has not failed;
+  // a failing ps task still stops the job.
+  bool tolerate_worker_failures = false;
 };
 
 // Exit statuses beyond a worker's own.
@@ -46,7 +52,8 @@ class Launcher {
   Launcher& operator=(const Launcher&) = delete;
 
   // Runs the whole job and returns the launcher's exit status. Prints the
-  // start line (unless quiet) and one summary line on failure to stderr.
+  // start line (unless quiet) and one summary line on failure, or after
+  // tolerated worker failures, to stderr.
   int run();
 
  private:
@@ -71,6 +78,11 @@ class Launcher {
   int count_running() const;
   void on_signal(int sig);
   void reap();
+  // True when `index`'s failure is tolerated (it is then reported and
+  // recorded in lost_); false when it must stop the job.
+  bool tolerate_failure(size_t index);
+  // "worker 1 (was killed by signal 9 (SIGKILL))", the tolerated failures.
+  std::string describe_lost() const;
   void begin_stop(StopReason reason, int sig);
   void signal_workers(int sig);
   int finish();
@@ -88,6 +100,7 @@ class Launcher {
 
   StopReason stop_ = StopReason::kNone;
   int failed_worker_ = -1;
+  std::vector<size_t> lost_;  // workers whose failure was tolerated
   int stop_signal_ = 0;      // the launcher's own signal, for kSignal
   int running_at_stop_ = 0;  // workers still up when the stop began
   int killed_ = 0;           // workers that needed SIGKILL

@@ -1,6 +1,8 @@
 // The launcher's event loop: output and signals in one poll(), workers
 // watched without being reaped, and the stop sequence (the signal, the
-// grace period, SIGKILL) that one failure, a signal or --timeout starts.
+// grace period, SIGKILL) that one failure, a signal or --timeout starts;
+// under --tolerate-worker-failures a worker's failure only starts it when
+// every worker has failed.
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -65,11 +67,31 @@ void Launcher::reap() {
     w.status = status;
     STRATA_LOG_INFO("strata launch: {} (pid {}) {}", w.name, w.pid, describe_wait_status(status));
     const bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    if (failed && stop_ == StopReason::kNone) {
+    if (failed && stop_ == StopReason::kNone && !tolerate_failure(i)) {
       failed_worker_ = static_cast<int>(i);
       begin_stop(StopReason::kWorkerFailed, SIGTERM);
     }
   }
+}
+
+bool Launcher::tolerate_failure(size_t index) {
+  const bool is_worker = index < static_cast<size_t>(options_.workers);
+  // The parameter servers re-queue a lost worker's steps for the others;
+  // a lost ps takes variables nobody else holds, and with every worker
+  // failed nobody is left to run the steps.
+  if (!options_.tolerate_worker_failures || !is_worker ||
+      lost_.size() + 1 >= static_cast<size_t>(options_.workers)) {
+    return false;
+  }
+  Worker& w = workers_[index];
+  lost_.push_back(index);
+  launch_message(w.name + " " + describe_wait_status(w.status) +
+                 "; the job goes on without it (--tolerate-worker-failures)");
+  // What the lost worker started goes now rather than at the job's end:
+  // it works for a worker the ps tasks no longer count on. The leader is
+  // not reaped, so its group id cannot name a stranger.
+  ::kill(-w.pid, SIGTERM);
+  return true;
 }
 
 void Launcher::begin_stop(StopReason reason, int sig) {

@@ -248,4 +248,14 @@ int64_t ParameterServer::steps_requeued() const {
   return coordinator_.requeued();
 }
 
+int64_t ParameterServer::steps_done() const {
+  std::lock_guard lock(mu_);
+  return coordinator_.done();
+}
+
+int64_t ParameterServer::steps_total() const {
+  std::lock_guard lock(mu_);
+  return coordinator_.total();
+}
+
 }  // namespace strata::ps

@@ -63,6 +63,10 @@ class ParameterServer {
   // Tests: a shard's state (nullopt before any init).
   std::optional<ShardState> shard(uint32_t id) const;
   int64_t steps_requeued() const;
+  // The coordinator's count of steps done, and the job's total (-1 before
+  // the first next_step); on ps 0 only.
+  int64_t steps_done() const;
+  int64_t steps_total() const;
   int workers_dead() const;
   const std::string& name() const { return name_; }
 

@@ -114,9 +114,18 @@ Status ParameterServerStrategy::serve() {
                             ": no worker finished; every one died or never connected (within "
                             "startup_timeout)");
   }
+  // The coordinator's count is what shows that no step was lost with a
+  // dead worker: a job that went on without one must still have done them all.
+  const std::string steps =
+      o.coordinator ? "; the coordinator counted " + std::to_string(server->steps_done()) +
+                          " of " + std::to_string(server->steps_total()) + " step(s) done, " +
+                          std::to_string(server->steps_requeued()) + " re-queued"
+                    : "";
   if (dead > 0) {
-    STRATA_LOG_WARN("ps {}: {} of {} worker(s) died; their steps went to the others", ps_index_,
-                    dead, num_workers_);
+    STRATA_LOG_WARN("ps {}: {} of {} worker(s) died; their steps went to the others{}", ps_index_,
+                    dead, num_workers_, steps);
+  } else if (!steps.empty()) {
+    STRATA_LOG_INFO("ps {}: every worker is done{}", ps_index_, steps);
   }
   return Status::Ok();
 }
