@@ -3,7 +3,8 @@
 # MultiWorkerMirroredStrategy on 2 worker processes x 2 virtual CPU devices
 # (strata launch, then mpirun), the same with MirroredStrategy on 4 devices
 # in one process for comparison, the same model over gRPC (grpc_ring) and
-# with a parameter server (DOWNPOUR), run the seeds' Dense(1) example, then
+# with a parameter server (DOWNPOUR), with TPUStrategy on a simulated TPU
+# slice (tpu_sim), run the seeds' Dense(1) example, then
 # show what Strata loaded, how it chooses an algorithm, an all-reduce sweep
 # against this machine's memory bandwidth, Strata's cost over raw MPI, and
 # grpc_ring against Gloo and Open MPI over TCP.
@@ -36,6 +37,15 @@ echo
 echo "### train_digits: Mirrored on 4 virtual CPU devices in one process (same math)"
 "$build/bin/train_digits" --config "$root/configs/mirrored_cpu.yaml" --epochs 15
 echo
+if [ -e "$build/lib/strata/plugins/libstrata_tpu_sim.so" ]; then
+  echo "### TPUStrategy on a simulated 2x2 TPU slice (tpu_sim: torus all-reduce; same math as Mirrored 4)"
+  "$build/bin/train_digits" --config "$root/configs/tpu_sim.yaml" --epochs 15
+  echo
+  echo "### strata bench on the tpu cores: measured time next to the torus cost model"
+  "$strata" bench --config "$root/configs/tpu_sim.yaml" --device-type tpu --devices 4 \
+    --op all_reduce --algorithm all -b 64KiB -e 4MiB -f 4
+  echo
+fi
 echo "### dense_y_equals_x: the seeds' Dense(1) learning y = x under Mirrored"
 "$build/bin/dense_y_equals_x" --devices 4
 echo
