@@ -30,28 +30,9 @@ class GrpcRingSecurity : public ::testing::Test {
     ::unsetenv("STRATA_JOB_TOKEN_FILE");
   }
 
-  // Two real ranks of team `id`, formed concurrently as two processes would.
-  void form(uint64_t id) {
-    for (int r = 0; r < 2; ++r) desc_[r] = team_desc(host_.store(), id, r, 2, 10s);
-    auto other = std::async(std::launch::async, [&] { return algo_->create_team(desc_[1]); });
-    state_[0] = algo_->create_team(desc_[0]);
-    state_[1] = other.get();
-  }
-
-  // One all_reduce on both ranks; every element must come out 3.
+  void form(uint64_t id) { ranks_.form(*algo_, host_, id); }
   void expect_all_reduce_works(uint64_t sequence) {
-    std::vector<float> in[2] = {std::vector<float>(5000, 1.0f), std::vector<float>(5000, 2.0f)};
-    std::vector<float> out[2] = {std::vector<float>(5000), std::vector<float>(5000)};
-    auto one = std::async(std::launch::async, [&] {
-      return run_call(*algo_, state_[1].get(), desc_[1], STRATA_ALL_REDUCE, in[1], out[1], 5000,
-                      sequence, 10s);
-    });
-    const Outcome zero = run_call(*algo_, state_[0].get(), desc_[0], STRATA_ALL_REDUCE, in[0],
-                                  out[0], 5000, sequence, 10s);
-    EXPECT_EQ(zero.code, STRATA_OK) << zero.message;
-    EXPECT_EQ(one.get().code, STRATA_OK);
-    EXPECT_EQ(out[0], std::vector<float>(5000, 3.0f));
-    EXPECT_EQ(out[1], std::vector<float>(5000, 3.0f));
+    ranks_.expect_all_reduce(*algo_, sequence, 5000, 1.0f, 2.0f);
   }
 
   // A client stream to rank 0 presenting `token` as rank `rank`.
@@ -74,12 +55,11 @@ class GrpcRingSecurity : public ::testing::Test {
     }
   }
 
-  RingTeam& rank0() { return static_cast<RingTeamState*>(state_[0].get())->team(); }
+  RingTeam& rank0() { return static_cast<RingTeamState*>(ranks_.state[0].get())->team(); }
 
   FakeHost host_;
   std::unique_ptr<sdk::Algorithm> algo_ = make_all_reduce_ring(test_options());
-  strata_team_desc_t desc_[2]{};
-  std::unique_ptr<sdk::TeamState> state_[2];
+  TwoRanks ranks_;
 };
 
 TEST_F(GrpcRingSecurity, NoTokenFailsTeamCreateNamingTheVariables) {

@@ -56,32 +56,15 @@ class GrpcRingTls : public ::testing::Test {
     algo_ = make_all_reduce_ring(tls_options(files_->member()));
   }
 
-  void form(uint64_t id) {
-    for (int r = 0; r < 2; ++r) desc_[r] = team_desc(host_.store(), id, r, 2, 10s);
-    auto other = std::async(std::launch::async, [&] { return algo_->create_team(desc_[1]); });
-    state_[0] = algo_->create_team(desc_[0]);
-    state_[1] = other.get();
-  }
-
+  void form(uint64_t id) { ranks_.form(*algo_, host_, id); }
   void expect_all_reduce_works(uint64_t sequence) {
-    std::vector<float> in[2] = {std::vector<float>(3000, 1.5f), std::vector<float>(3000, 2.0f)};
-    std::vector<float> out[2] = {std::vector<float>(3000), std::vector<float>(3000)};
-    auto one = std::async(std::launch::async, [&] {
-      return run_call(*algo_, state_[1].get(), desc_[1], STRATA_ALL_REDUCE, in[1], out[1], 3000,
-                      sequence, 10s);
-    });
-    const Outcome zero = run_call(*algo_, state_[0].get(), desc_[0], STRATA_ALL_REDUCE, in[0],
-                                  out[0], 3000, sequence, 10s);
-    EXPECT_EQ(zero.code, STRATA_OK) << zero.message;
-    EXPECT_EQ(one.get().code, STRATA_OK);
-    EXPECT_EQ(out[0], std::vector<float>(3000, 3.5f));
-    EXPECT_EQ(out[1], std::vector<float>(3000, 3.5f));
+    ranks_.expect_all_reduce(*algo_, sequence, 3000, 1.5f, 2.0f);
   }
 
   // A stream to rank 0 claiming to be rank 1, with this job's token, over
   // a channel with `credentials`.
   Outcome stranger(std::shared_ptr<grpc::ChannelCredentials> credentials) {
-    RingTeam& team = static_cast<RingTeamState*>(state_[0].get())->team();
+    RingTeam& team = static_cast<RingTeamState*>(ranks_.state[0].get())->team();
     const std::string address = "127.0.0.1:" + std::to_string(team.listen_port());
     grpc::ChannelArguments args;
     args.SetSslTargetNameOverride(kPeerName);
@@ -106,8 +89,7 @@ class GrpcRingTls : public ::testing::Test {
   static inline std::string* skip_reason_ = nullptr;
   FakeHost host_;
   std::unique_ptr<sdk::Algorithm> algo_;
-  strata_team_desc_t desc_[2]{};
-  std::unique_ptr<sdk::TeamState> state_[2];
+  TwoRanks ranks_;
 };
 
 TEST_F(GrpcRingTls, ATeamWithTlsOnEveryRankAllReduces) {

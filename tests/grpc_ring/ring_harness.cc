@@ -1,5 +1,9 @@
 #include "ring_harness.h"
 
+#include <gtest/gtest.h>
+
+#include <future>
+
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 
@@ -121,6 +125,31 @@ void FakeNeighbour::send_raw(grpc::ByteBuffer&& message) { link_->send(std::move
 void FakeNeighbour::vanish() {
   link_.reset();
   server_.reset();
+}
+
+void TwoRanks::form(sdk::Algorithm& algorithm, FakeHost& host, uint64_t id) {
+  using namespace std::chrono_literals;
+  for (int r = 0; r < 2; ++r) desc[r] = team_desc(host.store(), id, r, 2, 10s);
+  auto other = std::async(std::launch::async, [&] { return algorithm.create_team(desc[1]); });
+  state[0] = algorithm.create_team(desc[0]);
+  state[1] = other.get();
+}
+
+void TwoRanks::expect_all_reduce(sdk::Algorithm& algorithm, uint64_t sequence, uint64_t count,
+                                 float a, float b) {
+  using namespace std::chrono_literals;
+  std::vector<float> in[2] = {std::vector<float>(count, a), std::vector<float>(count, b)};
+  std::vector<float> out[2] = {std::vector<float>(count), std::vector<float>(count)};
+  auto one = std::async(std::launch::async, [&] {
+    return run_call(algorithm, state[1].get(), desc[1], STRATA_ALL_REDUCE, in[1], out[1], count,
+                    sequence, 10s);
+  });
+  const Outcome zero = run_call(algorithm, state[0].get(), desc[0], STRATA_ALL_REDUCE, in[0],
+                                out[0], count, sequence, 10s);
+  EXPECT_EQ(zero.code, STRATA_OK) << zero.message;
+  EXPECT_EQ(one.get().code, STRATA_OK);
+  EXPECT_EQ(out[0], std::vector<float>(count, a + b));
+  EXPECT_EQ(out[1], std::vector<float>(count, a + b));
 }
 
 }  // namespace strata::grpc_ring::testing

@@ -38,6 +38,19 @@ Outcome run_call(sdk::Algorithm& algorithm, sdk::TeamState* state, const strata_
                  strata_op_t op, std::vector<float>& in, std::vector<float>& out, uint64_t count,
                  uint64_t sequence, std::chrono::milliseconds timeout);
 
+// Both ranks of a two-process team, real and in this process.
+struct TwoRanks {
+  strata_team_desc_t desc[2]{};
+  std::unique_ptr<sdk::TeamState> state[2];
+
+  // Forms team `id` on both ranks concurrently, as two processes would.
+  void form(sdk::Algorithm& algorithm, FakeHost& host, uint64_t id);
+  // One f32 sum all_reduce of `count` elements, rank 0 giving `a` and rank 1
+  // `b` everywhere; both must succeed with a + b in every element.
+  void expect_all_reduce(sdk::Algorithm& algorithm, uint64_t sequence, uint64_t count, float a,
+                         float b);
+};
+
 // Rank 1 of a two-process team whose rank 0 is real: accepts rank 0's
 // stream on its own server, and opens its own stream to rank 0.
 class FakeNeighbour {

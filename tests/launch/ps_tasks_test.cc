@@ -7,25 +7,19 @@
 
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "tests/common/command_run.h"
+
 namespace {
 
 std::string run(const std::string& command, int* exit_code) {
-  std::string out;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  const int status = ::pclose(pipe);
-  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  const strata::testing::CommandRun r = strata::testing::run_command(command);
+  *exit_code = r.exit_code;
+  return r.output;
 }
 
 TEST(LaunchPs, PsTasksGetTheirRoleAndTheClusterListsThem) {

@@ -7,33 +7,20 @@
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/common/command_run.h"
+
 namespace {
 
-struct LaunchRun {
-  int exit_code = -1;
-  std::string output;
-};
+using LaunchRun = strata::testing::CommandRun;
 
-LaunchRun run(const std::string& command) {
-  LaunchRun r;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+LaunchRun run(const std::string& command) { return strata::testing::run_command(command); }
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

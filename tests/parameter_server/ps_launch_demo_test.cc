@@ -5,35 +5,18 @@
 // only returns when every process has exited), and all of it fast.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <chrono>
 #include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/common/command_run.h"
+
 namespace {
 
-struct LaunchRun {
-  int exit_code = -1;
-  std::string output;
-  double seconds = 0;
-};
+using LaunchRun = strata::testing::CommandRun;
 
-LaunchRun run(const std::string& command) {
-  LaunchRun r;
-  const auto start = std::chrono::steady_clock::now();
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return r;
-}
+LaunchRun run(const std::string& command) { return strata::testing::run_command(command); }
 
 // A worker's last line: "[worker-1] worker 1 (downpour): ran 92 steps, 23
 // pushes in 0.2 s; center's test loss 0.34, accuracy 0.89 on 360 images".
