@@ -56,9 +56,15 @@ echo "### strata explain all_reduce 8B / 64MiB on 4 devices"
 "$strata" explain all_reduce 8B --devices 4
 "$strata" explain all_reduce 64MiB --devices 4
 echo
-echo "### strata bench: all_reduce f32, 8 B .. 64 MiB, 4 virtual CPU devices"
+echo "### strata bench: all_reduce f32, 8 B .. 64 MiB, 4 virtual CPU devices; --tune keeps the medians"
+rm -f "$build/tuning.yaml"
 "$strata" bench --op all_reduce --algorithm all --devices 4 -b 8B -e 64MiB -f 2 \
-  --json "$build/bench_all_reduce.json"
+  --json "$build/bench_all_reduce.json" --tune "$build/tuning.yaml"
+echo
+echo "### strata explain with collectives.tuning: AUTO takes the fastest measured algorithm"
+printf 'strata: 1\ncollectives:\n  tuning: tuning.yaml\n' > "$build/tuned.yaml"
+"$strata" explain all_reduce 256KiB --devices 4 --config "$build/tuned.yaml"
+"$strata" explain all_reduce 2MiB --devices 4 --config "$build/tuned.yaml"
 echo
 if [ -x "$build/bin/strata-mpi-bench" ]; then
   echo "### strata-mpi-bench: CollectiveOps + mpi plugin vs raw MPI_Allreduce, 2 ranks"
@@ -74,4 +80,4 @@ if [ -x "$build/bin/strata-ring-bench" ]; then
     -b 64KiB -e 16MiB --rounds 3 --csv "$build/bench_ring_tcp.csv"
   echo
 fi
-echo "results: $build/bench_all_reduce.json, $build/bench_mpi_overhead.csv, $build/bench_ring_tcp.csv"
+echo "results: $build/bench_all_reduce.json, $build/tuning.yaml, $build/bench_mpi_overhead.csv, $build/bench_ring_tcp.csv"

@@ -25,17 +25,21 @@ std::string describe_call_shape(const strata_call_desc_t& desc) {
   return out;
 }
 
-Status agree_on_call(const Team& team, const strata_call_desc_t& desc, uint64_t sequence,
-                     Deadline deadline) {
+Status agree_on_call(const Team& team, const strata_call_desc_t& desc,
+                     std::string_view algorithm, uint64_t sequence, Deadline deadline) {
   Store* store = team.store();
   if (store == nullptr) return Status::Ok();
   const int rank = team.desc().process_rank;
   const std::string prefix = "call/" + std::to_string(sequence) + "/";
   const std::string mine = describe_call_shape(desc);
-  STRATA_RETURN_IF_ERROR(store->set(prefix + std::to_string(rank), mine));
+  // Shape and choice travel together; the choice is compared only when the
+  // shapes agree, since a different shape explains a different choice.
+  STRATA_RETURN_IF_ERROR(
+      store->set(prefix + std::to_string(rank), mine + "\n" + std::string(algorithm)));
 
   std::vector<std::string> missing;
   std::string differences;
+  std::string other_choices;
   for (int r = 0; r < team.desc().process_count; ++r) {
     if (r == rank) continue;
     // Waits in slices so a dead peer ends the wait early, by rank.
@@ -53,9 +57,15 @@ Status agree_on_call(const Team& team, const strata_call_desc_t& desc, uint64_t 
       missing.push_back(team.describe_process(r));
       continue;
     }
-    if (*theirs != mine) {
+    const size_t split = theirs->find('\n');
+    const std::string their_shape = theirs->substr(0, split);
+    const std::string their_choice = split == std::string::npos ? "" : theirs->substr(split + 1);
+    if (their_shape != mine) {
       differences += (differences.empty() ? "" : "; ") + team.describe_process(r) +
-                     " called " + *theirs;
+                     " called " + their_shape;
+    } else if (their_choice != algorithm) {
+      other_choices += (other_choices.empty() ? "" : "; ") + team.describe_process(r) +
+                       " chose " + their_choice;
     }
   }
   if (!differences.empty()) {
@@ -65,6 +75,14 @@ Status agree_on_call(const Team& team, const strata_call_desc_t& desc, uint64_t 
                                 differences +
                                 " (every rank must issue the same collectives, with the same "
                                 "counts and dtypes, in the same order)");
+  }
+  if (!other_choices.empty()) {
+    return FailedPreconditionError(
+        "ranks chose different algorithms for " + mine + " at seq " + std::to_string(sequence) +
+        ": this process (" + team.describe_process(rank) + ") chose " + std::string(algorithm) +
+        "; " + other_choices +
+        " (every rank must select alike: give them the same collectives.rules, implementation "
+        "and collectives.tuning file, and the same plugins)");
   }
   if (!missing.empty()) {
     std::string names;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/collective/team.h"
 #include "core/common/clock.h"
@@ -20,11 +21,14 @@ namespace strata {
 // "all_reduce f32 count=1024 op=sum" (root for broadcast and reduce).
 std::string describe_call_shape(const strata_call_desc_t& desc);
 
-// Publishes this rank's shape for call `sequence` and compares it with every
-// other process's. INVALID_ARGUMENT naming the ranks and both shapes when
-// they differ; TIMED_OUT naming the ranks that never reached the call.
-Status agree_on_call(const Team& team, const strata_call_desc_t& desc, uint64_t sequence,
-                     Deadline deadline);
+// Publishes this rank's shape and chosen algorithm for call `sequence` and
+// compares them with every other process's. INVALID_ARGUMENT naming the
+// ranks and both shapes when the shapes differ; FAILED_PRECONDITION naming
+// each rank's choice when the shapes agree but the selection did not (the
+// ranks' configs or tuning files differ); TIMED_OUT naming the ranks that
+// never reached the call.
+Status agree_on_call(const Team& team, const strata_call_desc_t& desc,
+                     std::string_view algorithm, uint64_t sequence, Deadline deadline);
 
 }  // namespace strata
 

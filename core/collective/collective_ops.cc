@@ -143,7 +143,7 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
   const auto timeout = options.timeout.value_or(config_.timeout);
   const Deadline deadline = deadline_after(timeout);
   if (fresh && team_->multi_process()) {
-    Status agreed = agree_on_call(*team_, desc, sequence, deadline);
+    Status agreed = agree_on_call(*team_, desc, algo.id, sequence, deadline);
     if (!agreed.ok()) {
       team_->mark_broken(agreed);
       return agreed.with_context(context());

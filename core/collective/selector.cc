@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/collective/algorithm_call.h"
+#include "core/collective/tuning_table.h"
 #include "strata/sdk/types.h"
 
 namespace strata {
@@ -25,6 +26,14 @@ bool auto_order(const Candidate& a, const Candidate& b) {
   if (a.estimate.has_value() != b.estimate.has_value()) return a.estimate.has_value();
   if (a.estimate && *a.estimate != *b.estimate) return *a.estimate < *b.estimate;
   return a.algorithm->id < b.algorithm->id;
+}
+
+// Measured beats modelled: the tuning table timed these algorithms on this
+// host, the models only describe them.
+bool measured_order(const Candidate& a, const Candidate& b) {
+  if (a.measured.has_value() != b.measured.has_value()) return a.measured.has_value();
+  if (a.measured && *a.measured != *b.measured) return *a.measured < *b.measured;
+  return auto_order(a, b);
 }
 
 }  // namespace
@@ -67,6 +76,20 @@ bool Selector::matches_implementation(const AlgorithmEntry& algo) const {
   return impl == algo.name || impl == algo.plugin || impl == algo.id;
 }
 
+std::optional<double> Selector::measured_time(const AlgorithmEntry& algo,
+                                              const strata_call_desc_t& call) const {
+  if (!config_.tuning) return std::nullopt;
+  const DeviceTypeEntry* type = registry_.device_type(call.device_type);
+  if (type == nullptr) return std::nullopt;
+  TuningKey key;
+  key.op = algo.op;
+  key.device_type = type->name;
+  key.processes = static_cast<int>(call.team->process_count);
+  key.local_devices = static_cast<int>(call.team->local_count);
+  key.dtype = static_cast<DType>(call.dtype);
+  return config_.tuning->lookup(key, algo.id, call_bytes(call));
+}
+
 std::vector<Candidate> Selector::ordered_candidates(const strata_call_desc_t& call) const {
   std::vector<Candidate> out;
   std::set<const AlgorithmEntry*> listed;
@@ -82,6 +105,7 @@ std::vector<Candidate> Selector::ordered_candidates(const strata_call_desc_t& ca
     // Numbered from 0, as config error messages number them.
     c.source = "collectives.rules[" + std::to_string(i) + "] (" + rule.mark.to_string() + ")";
     c.estimate = call_estimate(*algo, call);
+    c.measured = measured_time(*algo, call);
     out.push_back(std::move(c));
     listed.insert(algo);
   }
@@ -93,6 +117,7 @@ std::vector<Candidate> Selector::ordered_candidates(const strata_call_desc_t& ca
     Candidate c;
     c.algorithm = algo;
     c.estimate = call_estimate(*algo, call);
+    c.measured = measured_time(*algo, call);
     if (config_.implementation != "auto" && matches_implementation(*algo)) {
       c.source = "implementation: " + config_.implementation;
       preferred.push_back(std::move(c));
@@ -105,8 +130,8 @@ std::vector<Candidate> Selector::ordered_candidates(const strata_call_desc_t& ca
   // local team) go last: they would decline anyway, and listing them among
   // the others would make the order depend on estimates that do not apply.
   auto fits = [&](const Candidate& c) { return scope_fits(*c.algorithm, *call.team); };
-  std::sort(preferred.begin(), preferred.end(), auto_order);
-  std::sort(rest.begin(), rest.end(), auto_order);
+  std::sort(preferred.begin(), preferred.end(), measured_order);
+  std::sort(rest.begin(), rest.end(), measured_order);
   std::stable_partition(preferred.begin(), preferred.end(), fits);
   std::stable_partition(rest.begin(), rest.end(), fits);
   for (auto& c : preferred) out.push_back(std::move(c));
@@ -132,6 +157,7 @@ StatusOr<Selection> Selector::select(const strata_call_desc_t& call,
     c.algorithm = algo;
     c.source = "forced";
     c.estimate = call_estimate(*algo, call);
+    c.measured = measured_time(*algo, call);
     sel.candidates.push_back(std::move(c));
   } else {
     sel.candidates = ordered_candidates(call);
@@ -156,10 +182,23 @@ StatusOr<Selection> Selector::select(const strata_call_desc_t& call,
     c.accepted = true;
     c.verdict = "selected";
     sel.chosen = c.algorithm;
-    if (c.source == "auto") {
+    if (c.source == "auto" && c.measured) {
+      sel.reason = "fastest measured (" + format_seconds(*c.measured) + " in " +
+                   config_.tuning->source() + ") among the algorithms that accept the call";
+    } else if (c.source == "auto") {
       sel.reason = c.estimate ? "lowest estimate (" + format_seconds(*c.estimate) +
                                     ") among the algorithms that accept the call"
                               : "first algorithm that accepts the call (no estimates)";
+      if (config_.tuning) {
+        // Measured candidates come first, so a winner without a measurement
+        // means either none was measured here or every measured one declined.
+        const bool measured_declined =
+            std::any_of(sel.candidates.begin(), sel.candidates.end(),
+                        [](const Candidate& m) { return m.measured.has_value(); });
+        sel.reason += "; " + config_.tuning->source() +
+                      (measured_declined ? " measured only algorithms that declined the call"
+                                         : " has no measurement that covers it");
+      }
     } else {
       sel.reason = "chosen by " + c.source;
     }

@@ -2,8 +2,10 @@
 //   1. config rules, first match (op, size range, dtype, device type);
 //   2. the `implementation:` override (a name like "ring", a plugin, an id),
 //      best estimate first;
-//   3. AUTO: every other algorithm whose scope fits, lowest estimate first,
-//      algorithms without an estimate last, ties broken by id;
+//   3. AUTO: every other algorithm whose scope fits: those the tuning table
+//      (collectives.tuning) measured at this size first, fastest first; then
+//      lowest estimate first, algorithms without an estimate last, ties
+//      broken by id;
 // then walks that list and takes the first that does not decline. The full
 // list, with each candidate's verdict, is what `strata explain` prints.
 #ifndef STRATA_CORE_COLLECTIVE_SELECTOR_H_
@@ -23,7 +25,8 @@ namespace strata {
 struct Candidate {
   const AlgorithmEntry* algorithm = nullptr;
   std::string source;  // "collectives.rules[1] (x.yaml:14:12)", "implementation: ring", "auto"
-  std::optional<double> estimate;  // seconds
+  std::optional<double> estimate;  // seconds, the algorithm's own model
+  std::optional<double> measured;  // seconds, from the tuning table
   bool accepted = false;
   std::string verdict;             // "selected", "declined: ...", "not tried"
 };
@@ -52,6 +55,10 @@ class Selector {
  private:
   std::vector<Candidate> ordered_candidates(const strata_call_desc_t& call) const;
   bool matches_implementation(const AlgorithmEntry& algo) const;
+  // What the tuning table measured for `algo` at this call's size and team
+  // shape, or nullopt (no table, or not measured there).
+  std::optional<double> measured_time(const AlgorithmEntry& algo,
+                                      const strata_call_desc_t& call) const;
 
   const Registry& registry_;
   const CollectivesConfig& config_;

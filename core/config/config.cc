@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/collective/tuning_table.h"
 #include "core/config/parameter_server_config.h"
 #include "core/config/yaml_reader.h"
 #include "core/plugin/registry.h"  // is_valid_name
@@ -230,8 +231,23 @@ StatusOr<CollectiveRule> parse_rule(const YamlReader& r) {
   return rule;
 }
 
-Status parse_collectives(const YamlReader& r, CollectivesConfig* out) {
-  STRATA_RETURN_IF_ERROR(r.require_map({"implementation", "timeout", "bytes_per_pack", "rules"}));
+// Relative paths are to the config file, like plugins.path: a config and
+// its tuning file travel together.
+Status load_tuning(const YamlReader& r, const fs::path& base_dir, CollectivesConfig* out) {
+  STRATA_ASSIGN_OR_RETURN(const std::string text, r.as_string());
+  if (text.empty()) return r.expected("the path of a file written by `strata bench --tune`");
+  fs::path path(text);
+  if (!path.is_absolute()) path = (base_dir / path).lexically_normal();
+  auto table = TuningTable::load(path.string());
+  if (!table.ok()) return r.error(table.status().message());
+  out->tuning = std::make_shared<const TuningTable>(std::move(*table));
+  return Status::Ok();
+}
+
+Status parse_collectives(const YamlReader& r, const fs::path& base_dir,
+                         CollectivesConfig* out) {
+  STRATA_RETURN_IF_ERROR(
+      r.require_map({"implementation", "timeout", "bytes_per_pack", "rules", "tuning"}));
   if (auto impl = r.find("implementation")) {
     STRATA_ASSIGN_OR_RETURN(out->implementation, impl->as_string());
     if (out->implementation.empty()) {
@@ -251,6 +267,7 @@ Status parse_collectives(const YamlReader& r, CollectivesConfig* out) {
       out->rules.push_back(std::move(rule));
     }
   }
+  if (auto tuning = r.find("tuning")) STRATA_RETURN_IF_ERROR(load_tuning(*tuning, base_dir, out));
   return Status::Ok();
 }
 
@@ -292,7 +309,7 @@ Status parse_document(const YamlReader& root, const fs::path& base_dir, Config* 
     STRATA_RETURN_IF_ERROR(parse_strategy(*s, &config->strategy));
   }
   if (auto s = root.find("collectives")) {
-    STRATA_RETURN_IF_ERROR(parse_collectives(*s, &config->collectives));
+    STRATA_RETURN_IF_ERROR(parse_collectives(*s, base_dir, &config->collectives));
   }
   if (auto s = root.find("devices")) STRATA_RETURN_IF_ERROR(parse_devices(*s, &config->devices));
   return Status::Ok();
@@ -320,40 +337,36 @@ StatusOr<Config> parse_config(std::string_view yaml, std::string_view source_nam
   return config;
 }
 
-StatusOr<Config> load_config_file(const fs::path& path) {
+StatusOr<std::string> read_text_file(const fs::path& path, std::string_view what) {
+  const std::string name = std::string(what) + " '" + path.string() + "'";
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
-  if (st.type() == fs::file_type::not_found) {
-    return NotFoundError("config file '" + path.string() + "' does not exist");
-  }
+  if (st.type() == fs::file_type::not_found) return NotFoundError(name + " does not exist");
   if (ec) {  // e.g. a directory on the way that we may not search
-    return InvalidArgumentError("cannot read config file '" + path.string() + "': " +
-                                ec.message());
+    return InvalidArgumentError("cannot read " + name + ": " + ec.message());
   }
   // A FIFO or device would block or never end; a directory is a typo.
-  if (!fs::is_regular_file(st)) {
-    return InvalidArgumentError("config file '" + path.string() + "' is not a regular file");
-  }
+  if (!fs::is_regular_file(st)) return InvalidArgumentError(name + " is not a regular file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return InvalidArgumentError("cannot read config file '" + path.string() +
-                                "': " + std::strerror(errno));
-  }
+  if (!in) return InvalidArgumentError("cannot read " + name + ": " + std::strerror(errno));
   // Read in chunks so a failing read (EIO, a vanished NFS file) is an error,
-  // not an empty config.
+  // not an empty file.
   std::string text;
   char chunk[1 << 16];
   while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
     text.append(chunk, static_cast<size_t>(in.gcount()));
     if (in.eof()) break;
   }
-  if (in.bad()) {
-    return InvalidArgumentError("cannot read config file '" + path.string() +
-                                "': " + std::strerror(errno));
-  }
+  if (in.bad()) return InvalidArgumentError("cannot read " + name + ": " + std::strerror(errno));
+  return text;
+}
+
+StatusOr<Config> load_config_file(const fs::path& path) {
+  STRATA_ASSIGN_OR_RETURN(const std::string text, read_text_file(path, "config file"));
   STRATA_ASSIGN_OR_RETURN(Config config, parse_config(text, path.string()));
   // Pin relative plugin paths now, while the working directory is the one
   // the operator gave the path against.
+  std::error_code ec;
   for (fs::path& dir : config.plugins.path) {
     fs::path absolute = fs::absolute(dir, ec);
     if (!ec) dir = absolute.lexically_normal();

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 namespace strata {
 
 class Registry;
+class TuningTable;
 
 // Where a value stood in its file, for messages: "configs/x.yaml:12:7".
 struct SourceMark {
@@ -48,6 +50,9 @@ struct CollectivesConfig {
   uint64_t bytes_per_pack = uint64_t{32} << 20;
   std::vector<CollectiveRule> rules;
   SourceMark implementation_mark;
+  // collectives.tuning: measured times AUTO ranks by (tuning_table.h);
+  // shared, read-only, loaded once with the config.
+  std::shared_ptr<const TuningTable> tuning;
 };
 
 struct PluginsConfig {
@@ -121,9 +126,13 @@ struct Config {
 
 // Parse a config file or text. Errors read
 //   "configs/x.yaml:12:7: unknown key 'timout' in collectives; expected one
-//    of: implementation, timeout, bytes_per_pack, rules".
+//    of: implementation, timeout, bytes_per_pack, rules, tuning".
 StatusOr<Config> load_config_file(const std::filesystem::path& path);
 StatusOr<Config> parse_config(std::string_view yaml, std::string_view source_name);
+
+// A whole regular file (config, tuning table); NOT_FOUND or INVALID_ARGUMENT
+// naming "<what> '<path>'" and the reason otherwise.
+StatusOr<std::string> read_text_file(const std::filesystem::path& path, std::string_view what);
 
 // Checks what only the loaded plugins can tell: every rule's `use` and the
 // `implementation` name something registered. Errors carry the rule's mark.

@@ -208,7 +208,7 @@ TEST_F(ConfigFileTest, ErrorsNameTheFile) {
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().message(),
             p.string() + ":2:15: unknown key 'timout' in collectives; expected one of: "
-                         "implementation, timeout, bytes_per_pack, rules");
+                         "implementation, timeout, bytes_per_pack, rules, tuning");
 }
 
 TEST_F(ConfigFileTest, MissingFileIsNotFound) {
@@ -301,7 +301,7 @@ TEST(ParseErrors, TopLevelShape) {
             "plugins, cluster, strategy, collectives, devices");
   EXPECT_EQ(error_of("strata: 1\ncollectives: 5\n"),
             "test.yaml:2:14: collectives: expected a map with keys implementation, timeout, "
-            "bytes_per_pack, rules, got '5'");
+            "bytes_per_pack, rules, tuning, got '5'");
   EXPECT_EQ(error_of("strata: 1\n[a, b]: 1\n"),
             "test.yaml:2:1: keys at the top level must be plain names, not a list or map");
 }
@@ -315,7 +315,7 @@ TEST(ParseErrors, DuplicateKey) {
 TEST(ParseErrors, UnknownKeyInSection) {
   EXPECT_EQ(error_of("strata: 1\ncollectives:\n  timout: 300s\n"),
             "test.yaml:3:3: unknown key 'timout' in collectives; expected one of: "
-            "implementation, timeout, bytes_per_pack, rules");
+            "implementation, timeout, bytes_per_pack, rules, tuning");
   EXPECT_EQ(error_of("strata: 1\ndevices: {cuda: {count: 1}}\n"),
             "test.yaml:2:11: unknown key 'cuda' in devices; expected one of: cpu");
   EXPECT_EQ(error_of("strata: 1\ncollectives:\n  rules:\n    - {use: a/reduce/b, max: 1}\n"),

@@ -9,15 +9,20 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/collective/tuning_table.h"
 #include "core/device/cpu_device_type.h"
 
 namespace strata {
 namespace {
 
+using ::testing::DoubleNear;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Optional;
 
 struct Fake {
   bool has_estimate = false;
@@ -99,6 +104,19 @@ class SelectorTest : public ::testing::Test {
     std::vector<std::string> out;
     for (const auto& c : s.candidates) out.push_back(c.algorithm->id + ": " + c.verdict);
     return out;
+  }
+
+  // Shares a table parsed from `entries` into the config, as
+  // collectives.tuning does; its shape is this fixture's team and call.
+  void tune(const std::string& entries) {
+    auto table = TuningTable::parse("strata_tuning: 1\nentries:\n" + entries, "tuning.yaml");
+    ASSERT_TRUE(table.ok()) << table.status();
+    config_.tuning = std::make_shared<const TuningTable>(std::move(*table));
+  }
+  // One measured all_reduce on 1 process x 2 cpu devices, f32.
+  static std::string measured(const std::string& id, const std::string& times_us) {
+    return "  - {op: all_reduce, device_type: cpu, processes: 1, local_devices: 2, dtype: f32, "
+           "algorithm: " + id + ", times_us: " + times_us + "}\n";
   }
 
   static CollectiveRule rule(std::string use, int line,
@@ -277,6 +295,95 @@ TEST_F(SelectorTest, ForcedAlgorithm) {
   EXPECT_EQ(declined.code(), Code::kNotSupported);
   EXPECT_EQ(declined.message(),
             "no algorithm accepts all_reduce of 1024 x f32:\n  p/all_reduce/b: declined: too big");
+}
+
+// The fixture's call is 4 KiB; the tables below measure 1 KiB to 16 KiB.
+TEST_F(SelectorTest, AutoRanksMeasuredAlgorithmsFirstFastestFirst) {
+  add("p", "a", est(1e-6));  // the model's favourite, measured slower than b
+  add("p", "b", est(5e-6));
+  add("p", "c", est(2e-6));  // not measured
+  add("p", "d", est(3e-6));  // not measured
+  tune(measured("p/all_reduce/a", "{1024: 30, 16384: 30}") +
+       measured("p/all_reduce/b", "{1024: 10, 16384: 10}"));
+  Selection s = select();
+  EXPECT_THAT(listing(s), ElementsAre("p/all_reduce/b: selected", "p/all_reduce/a: not tried",
+                                      "p/all_reduce/c: not tried", "p/all_reduce/d: not tried"));
+  EXPECT_EQ(s.reason,
+            "fastest measured (10.00 us in tuning.yaml) among the algorithms that accept the call");
+  EXPECT_THAT(s.candidates[0].measured, Optional(DoubleNear(10e-6, 1e-15)));
+  EXPECT_THAT(s.candidates[1].measured, Optional(DoubleNear(30e-6, 1e-15)));
+  EXPECT_EQ(s.candidates[2].measured, std::nullopt);
+  EXPECT_EQ(s.candidates[0].estimate, 5e-6);  // the model's view is still shown
+
+  // A measured algorithm that declines hands over to the next measured one.
+  fakes_[1] = declines("not this size", 5e-6);
+  s = select();
+  EXPECT_EQ(s.chosen->id, "p/all_reduce/a");
+  EXPECT_EQ(s.reason,
+            "fastest measured (30.00 us in tuning.yaml) among the algorithms that accept the call");
+}
+
+TEST_F(SelectorTest, ModelOrderReturnsWhereNothingWasMeasured) {
+  add("p", "a", est(1e-6));
+  add("p", "b", est(5e-6));
+  add("p", "c", est(2e-6));
+  tune(measured("p/all_reduce/b", "{1024: 10, 16384: 10}"));
+  const std::string model_reason =
+      "lowest estimate (1.00 us) among the algorithms that accept the call; tuning.yaml has no "
+      "measurement that covers it";
+  auto expect_model_order = [&](const char* what) {
+    const Selection s = select();
+    EXPECT_THAT(ids(s), ElementsAre("p/all_reduce/a", "p/all_reduce/c", "p/all_reduce/b")) << what;
+    EXPECT_EQ(s.reason, model_reason) << what;
+    for (const auto& c : s.candidates) EXPECT_EQ(c.measured, std::nullopt) << what;
+  };
+  call_.count = 1 << 20;  // 4 MiB: above the measured range
+  expect_model_order("above the range");
+  call_.count = 128;  // 512 B: below it
+  expect_model_order("below the range");
+  call_.count = 1024;
+  team_.local_count = 4;  // another team shape
+  expect_model_order("4 local devices");
+  team_.local_count = 2;
+  call_.dtype = STRATA_F64;  // 4 KiB again, but no f64 or other 8-byte type was measured
+  call_.count = 512;
+  expect_model_order("f64");
+}
+
+TEST_F(SelectorTest, ARuleBeatsAFasterMeasurement) {
+  add("p", "a", est(1e-6));
+  add("p", "b", est(5e-6));
+  tune(measured("p/all_reduce/a", "{1024: 50, 16384: 50}") +
+       measured("p/all_reduce/b", "{1024: 10, 16384: 10}"));
+  config_.rules = {rule("p/all_reduce/a", 3)};
+  const Selection s = select();
+  EXPECT_THAT(listing(s), ElementsAre("p/all_reduce/a: selected", "p/all_reduce/b: not tried"));
+  EXPECT_EQ(s.reason, "chosen by collectives.rules[0] (x.yaml:3:7)");
+  EXPECT_THAT(s.candidates[0].measured, Optional(DoubleNear(50e-6, 1e-15)));
+}
+
+TEST_F(SelectorTest, ImplementationListIsOrderedByMeasurementToo) {
+  add("p", "ring", est(1e-6));
+  add("q", "ring", est(5e-6));
+  add("r", "ring", est(2e-6));  // not measured: after the measured ones
+  add("p", "fast", est(1e-9));
+  tune(measured("p/all_reduce/ring", "{1024: 40, 16384: 40}") +
+       measured("q/all_reduce/ring", "{1024: 20, 16384: 20}") +
+       measured("p/all_reduce/fast", "{1024: 1, 16384: 1}"));
+  config_.implementation = "ring";
+  const Selection s = select();
+  EXPECT_THAT(ids(s), ElementsAre("q/all_reduce/ring", "p/all_reduce/ring", "r/all_reduce/ring",
+                                  "p/all_reduce/fast"));
+  EXPECT_EQ(s.reason, "chosen by implementation: ring");
+  EXPECT_EQ(s.candidates[3].source, "auto");
+}
+
+TEST_F(SelectorTest, ForcedAlgorithmShowsItsMeasurement) {
+  add("p", "a", est(1e-6));
+  tune(measured("p/all_reduce/a", "{4096: 7}"));
+  const Selection s = select("p/all_reduce/a");
+  EXPECT_THAT(s.candidates[0].measured, Optional(DoubleNear(7e-6, 1e-15)));
+  EXPECT_EQ(s.reason, "chosen by forced");
 }
 
 TEST(CallBytesTest, LargerSidePerReplica) {

@@ -8,8 +8,7 @@
 
 namespace strata::testing {
 
-std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count) {
-  Config config;
+std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count, Config config) {
   config.devices.cpu_count = cpu_count;
   auto rt = Runtime::create(
       config, RuntimeOptions{.discover_plugins = false,

@@ -18,8 +18,9 @@
 namespace strata::testing {
 
 // A Runtime with `cpu_count` CPU devices and the hierarchical_copy and
-// store_exchange plugins; nullptr (with a test failure) on error.
-std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count);
+// store_exchange plugins, otherwise configured by `config` (a "process"
+// with its own collectives section); nullptr (with a test failure) on error.
+std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count, Config config = {});
 
 class ProcessWorld {
  public:

@@ -5,6 +5,9 @@
 // checks, health checks) run with threads standing in for processes and a
 // memory store, where no real transport can connect them.
 //   store_exchange/<op>/exchange   every op, CROSS_PROCESS scope, host memory
+//   store_exchange/all_reduce/twin the same all-reduce under a second id, so
+//                                  ranks whose configs differ can select
+//                                  differently (AUTO ties go by id: exchange)
 #include <cstring>
 #include <string>
 #include <vector>
@@ -108,8 +111,8 @@ class ExchangeOperation final : public sdk::Operation {
 
 class Exchange final : public sdk::Algorithm {
  public:
-  explicit Exchange(strata_op_t op)
-      : Algorithm("exchange", op, STRATA_SCOPE_CROSS_PROCESS,
+  explicit Exchange(strata_op_t op, std::string name = "exchange")
+      : Algorithm(std::move(name), op, STRATA_SCOPE_CROSS_PROCESS,
                   "test plugin: data exchanged through the team store") {}
 
   std::optional<std::string> decline(const strata_call_desc_t& call) const override {
@@ -129,6 +132,7 @@ void register_store_exchange(sdk::Registrar& r) {
                          STRATA_REDUCE_SCATTER, STRATA_REDUCE, STRATA_BARRIER}) {
     r.add<Exchange>(op);
   }
+  r.add<Exchange>(STRATA_ALL_REDUCE, "twin");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "core/common/units.h"
 #include "tools/strata/bench_runner.h"
+#include "tools/strata/bench_tuning.h"
 #include "tools/strata/cli_common.h"
 
 namespace strata::cli {
@@ -40,6 +41,7 @@ struct BenchOptions {
   std::string json_file;
   std::string csv_file;
   std::string config;
+  std::string tune_file;
   bool in_place = false;
   std::string copy_size = "256MiB";
 };
@@ -174,12 +176,39 @@ void time_interleaved(std::vector<std::unique_ptr<BenchRunner>>& runners,
   }
 }
 
+// The bytes the selector's rules and tuning lookups see for one call of
+// `count` elements (selector.h call_bytes): gathered ops count every replica.
+uint64_t selector_bytes(const BenchCall& call, uint64_t count, int devices) {
+  const bool gathered =
+      call.op == CollectiveKind::kAllGather || call.op == CollectiveKind::kReduceScatter;
+  return count * dtype_size(call.dtype) * static_cast<uint64_t>(gathered ? devices : 1);
+}
+
+StatusOr<std::optional<BenchTuning>> open_tuning(const BenchOptions& o, const Sweep& sweep) {
+  if (o.tune_file.empty()) return std::optional<BenchTuning>();
+  if (o.algorithm == "auto") {
+    return InvalidArgumentError(
+        "--tune records each algorithm's own time; use it with --algorithm all (or one id), "
+        "not auto");
+  }
+  TuningKey key;
+  key.op = sweep.call.op;
+  key.device_type = o.device_type;
+  key.processes = 1;  // bench's teams are local
+  key.local_devices = o.devices;
+  key.dtype = sweep.call.dtype;
+  STRATA_ASSIGN_OR_RETURN(BenchTuning tuning, BenchTuning::open(o.tune_file, std::move(key)));
+  return std::optional<BenchTuning>(std::move(tuning));
+}
+
 int run_bench(const BenchOptions& o, const std::string& command_line) {
   auto sweep = parse_sweep(o);
   if (!sweep.ok()) return report_error("bench", sweep.status());
   for (const std::string* path : {&o.json_file, &o.csv_file}) {
     if (Status s = check_writable(*path); !s.ok()) return report_error("bench", s);
   }
+  auto tuning = open_tuning(o, *sweep);
+  if (!tuning.ok()) return report_error("bench", tuning.status());
   auto runtime = open_runtime(o.config, o.device_type == "cpu" ? o.devices : 0);
   if (!runtime.ok()) return report_error("bench", runtime.status());
   auto ids = resolve_algorithms((*runtime)->registry(), sweep->call.op, o.algorithm);
@@ -254,6 +283,7 @@ int run_bench(const BenchOptions& o, const std::string& command_line) {
                            rows[r]);
       }
       compute_bandwidths(setup, rows[r]);
+      if (*tuning) (*tuning)->add(rows[r], selector_bytes(sweep->call, counts[i], o.devices));
       report.add(std::move(rows[r]), std::cout);
     }
   }
@@ -262,6 +292,11 @@ int run_bench(const BenchOptions& o, const std::string& command_line) {
                                     std::pair{&o.csv_file, &BenchReport::write_csv}}) {
     if (path->empty()) continue;
     if (Status s = (report.*write)(*path); !s.ok()) return report_error("bench", s);
+  }
+  if (*tuning) {
+    if (Status s = (*tuning)->commit(command_line); !s.ok()) return report_error("bench", s);
+    std::cout << "# tuning: " << (*tuning)->algorithms() << " algorithm(s) measured, merged into "
+              << o.tune_file << " (use it with collectives.tuning)\n";
   }
   return report.failures() > 0 || report.total_wrong() > 0 ? kExitFailure : kExitOk;
 }
@@ -310,6 +345,9 @@ void add_bench_command(CLI::App& app, Context& context) {
   cmd->add_option("--json", o->json_file, "Write the header facts and every row as JSON");
   cmd->add_option("--csv", o->csv_file, "Write every row as CSV ('#' lines: header facts)");
   cmd->add_option("--config", o->config, "YAML config (rules steer what auto picks)");
+  cmd->add_option("--tune", o->tune_file,
+                  "Merge each algorithm's measured medians into this tuning file, which "
+                  "collectives.tuning then hands to AUTO");
   cmd->add_flag("--in-place", o->in_place, "Time the in-place form of the call");
   cmd->add_option("--copy-size", o->copy_size,
                   "Bytes memcpy'd to measure this machine's copy bandwidth")

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -146,6 +148,46 @@ int BenchReport::failures() const {
   return n;
 }
 
+// How good AUTO's choices were, judged by the forced rows of the same sweep
+// (their own timings, not AUTO's, so one noisy AUTO row cannot flatter it):
+// at each size, did it pick the fastest algorithm, and what did a miss cost?
+void BenchReport::print_auto_verdict(std::ostream& os) const {
+  std::map<uint64_t, std::map<std::string, double>> forced;  // size -> id -> us
+  std::map<uint64_t, std::string> chosen;                    // size -> auto's pick
+  for (const auto& r : rows_) {
+    if (r.outcome != BenchRow::Outcome::kOk) continue;
+    if (r.algorithm == "auto") {
+      chosen[r.size] = r.chosen;
+    } else {
+      forced[r.size][r.algorithm] = r.timing.median_us;
+    }
+  }
+  int sizes = 0;
+  int fastest = 0;
+  double worst = 1;
+  uint64_t worst_size = 0;
+  for (const auto& [size, pick] : chosen) {
+    const auto it = forced.find(size);
+    if (it == forced.end() || it->second.size() < 2 || it->second.count(pick) == 0) continue;
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& [id, us] : it->second) best = std::min(best, us);
+    ++sizes;
+    const double ratio = it->second.at(pick) / best;
+    if (ratio <= 1.0) ++fastest;
+    if (ratio > worst) {
+      worst = ratio;
+      worst_size = size;
+    }
+  }
+  if (sizes == 0) return;
+  os << "# auto picked the fastest algorithm at " << fastest << " of " << sizes << " size(s)";
+  if (worst > 1) {
+    os << fmt::format("; its worst pick took {:.2f}x the fastest's time (at {})", worst,
+                      format_size(worst_size));
+  }
+  os << "\n";
+}
+
 void BenchReport::print_summary(std::ostream& os) const {
   // One line per algorithm and distinct reason, not one per row.
   std::map<std::pair<std::string, std::string>, int> declined;
@@ -168,6 +210,7 @@ void BenchReport::print_summary(std::ostream& os) const {
     const auto [sum, rows] = it->second;
     os << fmt::format("# avg busbw: {:.3f} GB/s over {} size(s)  {}\n", sum / rows, rows, algo);
   }
+  print_auto_verdict(os);
   if (setup_.check) {
     os << "# #wrong: " << total_wrong() << " in total"
        << (total_wrong() == 0 ? " (OK)" : " (WRONG RESULTS)") << "\n";

@@ -75,6 +75,7 @@ class BenchReport {
   Status write_csv(const std::string& path) const;
 
  private:
+  void print_auto_verdict(std::ostream& os) const;
   bool has_membw() const { return setup_.op == CollectiveKind::kAllReduce; }
   std::string redop_column() const;
 

@@ -1,5 +1,6 @@
 // `strata explain OP SIZE`: the selector's candidate list for one call, in
-// the order it is walked, with each candidate's source, estimate and verdict,
+// the order it is walked, with each candidate's source, estimate, measured
+// time (when the config names a tuning file) and verdict,
 // then the winner and why. Nothing runs: selection only asks supports() and
 // estimate(), exactly as a real call would on every rank.
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include "tools/strata/cli11.h"
 
+#include "core/collective/tuning_table.h"
 #include "core/common/units.h"
 #include "tools/strata/cli_common.h"
 #include "tools/strata/text_table.h"
@@ -91,6 +93,7 @@ nlohmann::json to_json(const Selection& sel, const std::string& call, const std:
         {{"algorithm", c.algorithm->id},
          {"source", c.source},
          {"estimate_seconds", c.estimate ? nlohmann::json(*c.estimate) : nlohmann::json()},
+         {"measured_seconds", c.measured ? nlohmann::json(*c.measured) : nlohmann::json()},
          {"verdict", c.verdict}});
   }
   return out;
@@ -125,14 +128,20 @@ int run_explain(const ExplainOptions& o) {
             << "team:   " << team << "\n"
             << "config: " << (*runtime)->config().source
             << " (implementation: " << cc.implementation << ", " << cc.rules.size()
-            << " rule(s))\n\n";
-  TextTable table({"#", "algorithm", "source", "estimate", "verdict"});
+            << " rule(s))\n";
+  if (cc.tuning) {
+    std::cout << "tuning: " << cc.tuning->source() << " (" << cc.tuning->shape_count()
+              << " measured shape(s); 'measured' ranks AUTO ahead of 'estimate')\n";
+  }
+  std::cout << "\n";
+  TextTable table({"#", "algorithm", "source", "estimate", "measured", "verdict"});
   table.align_right(0);
   table.align_right(3);
+  table.align_right(4);
   int index = 0;
   for (const Candidate& c : sel->candidates) {
     table.add_row({std::to_string(++index), c.algorithm->id, c.source, format_estimate(c.estimate),
-                   c.verdict});
+                   format_estimate(c.measured), c.verdict});
   }
   table.print(std::cout);
   std::cout << "\nwinner: " << sel->chosen->id << "\nwhy:    " << sel->reason << "\n";
