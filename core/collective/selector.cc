@@ -38,13 +38,14 @@ bool measured_order(const Candidate& a, const Candidate& b) {
 
 }  // namespace
 
+uint64_t call_bytes(CollectiveKind op, DType dtype, uint64_t count, int replicas) {
+  const bool gathered = op == CollectiveKind::kAllGather || op == CollectiveKind::kReduceScatter;
+  return count * dtype_size(dtype) * static_cast<uint64_t>(gathered ? replicas : 1);
+}
+
 uint64_t call_bytes(const strata_call_desc_t& call) {
-  const uint64_t elem = sdk::dtype_size(call.dtype);
-  // all_gather and reduce_scatter move the larger side per replica.
-  if (call.op == STRATA_ALL_GATHER || call.op == STRATA_REDUCE_SCATTER) {
-    return call.count * elem * static_cast<uint64_t>(call.team->replica_count);
-  }
-  return call.count * elem;
+  return call_bytes(static_cast<CollectiveKind>(call.op), static_cast<DType>(call.dtype),
+                    call.count, static_cast<int>(call.team->replica_count));
 }
 
 bool Selector::scope_fits(const AlgorithmEntry& algo, const strata_team_desc_t& team) {

@@ -64,8 +64,11 @@ class Selector {
   const CollectivesConfig& config_;
 };
 
-// Bytes a call moves per replica, the size that rules and explain talk about.
+// Bytes a call moves per replica, the size that rules, tuning files and
+// explain talk about: count x dtype size, times the replicas for all_gather
+// and reduce_scatter (the whole gathered buffer).
 uint64_t call_bytes(const strata_call_desc_t& call);
+uint64_t call_bytes(CollectiveKind op, DType dtype, uint64_t count, int replicas);
 
 }  // namespace strata
 

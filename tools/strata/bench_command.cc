@@ -176,14 +176,6 @@ void time_interleaved(std::vector<std::unique_ptr<BenchRunner>>& runners,
   }
 }
 
-// The bytes the selector's rules and tuning lookups see for one call of
-// `count` elements (selector.h call_bytes): gathered ops count every replica.
-uint64_t selector_bytes(const BenchCall& call, uint64_t count, int devices) {
-  const bool gathered =
-      call.op == CollectiveKind::kAllGather || call.op == CollectiveKind::kReduceScatter;
-  return count * dtype_size(call.dtype) * static_cast<uint64_t>(gathered ? devices : 1);
-}
-
 StatusOr<std::optional<BenchTuning>> open_tuning(const BenchOptions& o, const Sweep& sweep) {
   if (o.tune_file.empty()) return std::optional<BenchTuning>();
   if (o.algorithm == "auto") {
@@ -283,7 +275,10 @@ int run_bench(const BenchOptions& o, const std::string& command_line) {
                            rows[r]);
       }
       compute_bandwidths(setup, rows[r]);
-      if (*tuning) (*tuning)->add(rows[r], selector_bytes(sweep->call, counts[i], o.devices));
+      if (*tuning) {
+        (*tuning)->add(rows[r],
+                       call_bytes(sweep->call.op, sweep->call.dtype, counts[i], o.devices));
+      }
       report.add(std::move(rows[r]), std::cout);
     }
   }
