@@ -18,15 +18,16 @@ Status CentralStorageStrategy::all_reduce_replicas(ReduceOp op,
   if (num_replicas_in_sync() == 1 || collectives() == nullptr) return Status();
   // The values meet on the parameter device, where the variables are, and
   // the result goes back out to every replica.
-  const std::vector<std::vector<Buffer>> buffers = replica_buffers(per_replica);
-  const size_t tensors = buffers.front().size();
-  std::vector<Buffer> column(buffers.size());
-  for (size_t t = 0; t < tensors; ++t) {
-    for (size_t r = 0; r < buffers.size(); ++r) column[r] = buffers[r][t];
-    STRATA_RETURN_IF_ERROR(collectives()->reduce(column, column, op, parameter_replica_));
-    STRATA_RETURN_IF_ERROR(collectives()->broadcast(column, column, parameter_replica_));
-  }
-  return Status();
+  return on_devices(replica_buffers(per_replica), [&](const DeviceStaging::Lists& buffers) {
+    const size_t tensors = buffers.front().size();
+    std::vector<Buffer> column(buffers.size());
+    for (size_t t = 0; t < tensors; ++t) {
+      for (size_t r = 0; r < buffers.size(); ++r) column[r] = buffers[r][t];
+      STRATA_RETURN_IF_ERROR(collectives()->reduce(column, column, op, parameter_replica_));
+      STRATA_RETURN_IF_ERROR(collectives()->broadcast(column, column, parameter_replica_));
+    }
+    return Status();
+  });
 }
 
 }  // namespace strata

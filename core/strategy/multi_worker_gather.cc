@@ -28,6 +28,18 @@ StatusOr<Tensor> Strategy::gather_across_workers(const PerReplica<Tensor>& value
   }
   const size_t n_local = local.size();
   const auto all = static_cast<uint64_t>(num_replicas_in_sync());
+  auto all_gather = [&](const std::vector<Buffer>& in, const std::vector<Buffer>& out) {
+    DeviceStaging::Lists lists;
+    for (size_t r = 0; r < in.size(); ++r) lists.push_back({in[r], out[r]});
+    return on_devices(lists, [&](const DeviceStaging::Lists& staged) {
+      std::vector<Buffer> staged_in, staged_out;
+      for (const auto& list : staged) {
+        staged_in.push_back(list[0]);
+        staged_out.push_back(list[1]);
+      }
+      return collectives()->all_gather(staged_in, staged_out);
+    });
+  };
 
   std::vector<float> my_rows(n_local), all_rows(n_local * all);
   std::vector<Buffer> in, out;
@@ -36,7 +48,7 @@ StatusOr<Tensor> Strategy::gather_across_workers(const PerReplica<Tensor>& value
     in.push_back(Buffer{&my_rows[r], DType::kF32, 1, devices()[r]});
     out.push_back(Buffer{all_rows.data() + r * all, DType::kF32, all, devices()[r]});
   }
-  STRATA_RETURN_IF_ERROR(collectives()->all_gather(in, out));
+  STRATA_RETURN_IF_ERROR(all_gather(in, out));
   int64_t longest = 0, total = 0;
   for (uint64_t g = 0; g < all; ++g) {
     longest = std::max<int64_t>(longest, static_cast<int64_t>(all_rows[g]));
@@ -53,7 +65,7 @@ StatusOr<Tensor> Strategy::gather_across_workers(const PerReplica<Tensor>& value
     in.push_back(Buffer{padded[r].data(), DType::kF32, slot, devices()[r]});
     out.push_back(Buffer{gathered[r].data(), DType::kF32, slot * all, devices()[r]});
   }
-  STRATA_RETURN_IF_ERROR(collectives()->all_gather(in, out));
+  STRATA_RETURN_IF_ERROR(all_gather(in, out));
 
   Shape shape = first.shape();
   shape[0] = total;

@@ -131,12 +131,16 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(
 MultiWorkerMirroredStrategy::~MultiWorkerMirroredStrategy() = default;
 
 Status MultiWorkerMirroredStrategy::sync_initial_values(std::span<Tensor* const> copies) {
-  std::vector<Buffer> buffers;
+  DeviceStaging::Lists per_replica;
   for (size_t i = 0; i < copies.size(); ++i) {
     copies[i]->set_device(devices()[i]);
-    buffers.push_back(copies[i]->buffer());
+    per_replica.push_back({copies[i]->buffer()});
   }
-  return collectives()->broadcast(buffers, buffers, /*root=*/0);
+  return on_devices(per_replica, [&](const DeviceStaging::Lists& lists) {
+    std::vector<Buffer> buffers;
+    for (const auto& list : lists) buffers.push_back(list.front());
+    return collectives()->broadcast(buffers, buffers, /*root=*/0);
+  });
 }
 
 }  // namespace strata

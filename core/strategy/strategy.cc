@@ -54,6 +54,15 @@ Strategy::Strategy(std::vector<strata_device_t> devices,
   if (devices_.size() > 1) {
     pool_ = std::make_unique<ReplicaPool>(static_cast<int>(devices_.size()) - 1, 1);
   }
+  if (collectives_ != nullptr) {
+    const Runtime& runtime = collectives_->team().runtime();
+    StatusOr<bool> needed = DeviceStaging::needed(runtime, devices_);
+    if (!needed.ok()) {
+      staging_status_ = needed.status();
+    } else if (*needed) {
+      staging_ = std::make_unique<DeviceStaging>(runtime, timeout_);
+    }
+  }
 }
 
 Strategy::~Strategy() = default;
@@ -193,7 +202,16 @@ std::vector<std::vector<Buffer>> Strategy::replica_buffers(
 Status Strategy::all_reduce_replicas(ReduceOp op, std::span<std::vector<Tensor*>> per_replica) {
   STRATA_RETURN_IF_ERROR(check_replica_values(per_replica));
   if (num_replicas_in_sync() == 1 || collectives_ == nullptr) return Status();  // one replica
-  return collectives_->batch_all_reduce(replica_buffers(per_replica), op);
+  return on_devices(replica_buffers(per_replica), [&](const DeviceStaging::Lists& buffers) {
+    return collectives_->batch_all_reduce(buffers, op);
+  });
+}
+
+Status Strategy::on_devices(const DeviceStaging::Lists& buffers,
+                            const DeviceStaging::Collective& collective) {
+  STRATA_RETURN_IF_ERROR(staging_status_);
+  if (staging_ == nullptr) return collective(buffers);
+  return staging_->run(buffers, collective);
 }
 
 StatusOr<Tensor> Strategy::reduce(ReduceOp op, const PerReplica<Tensor>& value,

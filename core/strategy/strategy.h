@@ -28,6 +28,7 @@
 
 #include "core/collective/collective_ops.h"
 #include "core/common/status.h"
+#include "core/strategy/device_staging.h"
 #include "core/strategy/replica_context.h"
 #include "core/strategy/values.h"
 #include "core/tensor/tensor.h"
@@ -159,6 +160,11 @@ class Strategy {
   void set_workers(int worker_rank, int worker_count);
   // Tags each tensor with its replica's device and describes it as a buffer.
   std::vector<std::vector<Buffer>> replica_buffers(std::span<std::vector<Tensor*>> per_replica) const;
+  // Runs `collective` on `buffers` ([replica][buffer], host memory tagged
+  // with the replicas' devices) as they are, or on device copies of them
+  // when the devices' memory is not host-accessible (device_staging.h).
+  Status on_devices(const DeviceStaging::Lists& buffers,
+                    const DeviceStaging::Collective& collective);
 
  private:
   // Calls body once per replica, each with its own ReplicaContext current.
@@ -171,6 +177,8 @@ class Strategy {
   std::chrono::nanoseconds timeout_;
   std::unique_ptr<ReplicaRendezvous> rendezvous_;
   std::unique_ptr<ReplicaPool> pool_;  // threads for replicas 1..n-1
+  std::unique_ptr<DeviceStaging> staging_;  // null: the host can touch every device's memory
+  Status staging_status_;                   // why the devices' properties could not be read
   int worker_rank_ = 0;
   int worker_count_ = 1;
   std::mutex run_mu_;                  // one run at a time

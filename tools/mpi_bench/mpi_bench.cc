@@ -93,11 +93,13 @@ Status run(const Options& o, int rank, int world) {
   if (rank == 0) {
     std::printf("# %d ranks, f32 sum, %s, raw MPI_Allreduce vs CollectiveOps::all_reduce (%s)\n",
                 world, o.in_place ? "in place" : "out of place", o.algorithm.c_str());
-    std::printf("%12s %8s %12s %12s %10s %8s %8s\n", "size", "iters", "mpi_us", "strata_us",
-                "extra_us", "ratio", "median");
+    std::printf("%12s %8s %12s %12s %10s %8s %8s %7s\n", "size", "iters", "mpi_us", "strata_us",
+                "extra_us", "ratio", "median", "#wrong");
     if (!o.csv.empty()) {
       csv = std::fopen(o.csv.c_str(), "w");
-      if (csv != nullptr) std::fprintf(csv, "bytes,iterations,mpi_us,strata_us,extra_us,ratio,median_ratio\n");
+      if (csv != nullptr) {
+        std::fprintf(csv, "bytes,iterations,mpi_us,strata_us,extra_us,ratio,median_ratio,wrong\n");
+      }
     }
   }
   for (uint64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
@@ -140,18 +142,31 @@ Status run(const Options& o, int rank, int world) {
       STRATA_RETURN_IF_ERROR(failure);
       std::fill(data.begin(), data.end(), 1.0f);  // keep values finite
     }
+    // A timing is only worth printing for a right answer: one more call on
+    // data whose sum every element must equal, counted over every rank.
+    std::fill(data.begin(), data.end(), static_cast<float>(rank + 1));
+    std::fill(result.begin(), result.end(), -1.0f);
+    STRATA_RETURN_IF_ERROR(ops->all_reduce({&buffer, 1}, {&out_buffer, 1}, ReduceOp::kSum, call));
+    const auto expected = static_cast<float>(world * (world + 1) / 2);
+    long long wrong = std::count_if(out, out + count, [&](float v) { return v != expected; });
+    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
       const double extra = (ours - raw) * 1e6;
       std::sort(round_ratios.begin(), round_ratios.end());
       const double median = round_ratios[round_ratios.size() / 2];
-      std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f %8.3f\n", format_size(bytes).c_str(),
-                  iterations, raw * 1e6, ours * 1e6, extra, ours / raw, median);
+      std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f %8.3f %7lld\n",
+                  format_size(bytes).c_str(), iterations, raw * 1e6, ours * 1e6, extra,
+                  ours / raw, median, wrong);
       std::fflush(stdout);
       if (csv != nullptr) {
-        std::fprintf(csv, "%llu,%d,%.3f,%.3f,%.3f,%.4f,%.4f\n",
+        std::fprintf(csv, "%llu,%d,%.3f,%.3f,%.3f,%.4f,%.4f,%lld\n",
                      static_cast<unsigned long long>(bytes), iterations, raw * 1e6, ours * 1e6,
-                     extra, ours / raw, median);
+                     extra, ours / raw, median, wrong);
       }
+    }
+    if (wrong != 0) {
+      return InternalError("all_reduce of " + format_size(bytes) + " gave " +
+                           std::to_string(wrong) + " wrong element(s)");
     }
   }
   if (csv != nullptr) std::fclose(csv);

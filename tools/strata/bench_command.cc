@@ -14,6 +14,7 @@
 #include "tools/strata/cli11.h"
 
 #include "core/common/units.h"
+#include "core/strategy/device_staging.h"
 #include "tools/strata/bench_runner.h"
 #include "tools/strata/bench_tuning.h"
 #include "tools/strata/cli_common.h"
@@ -150,6 +151,8 @@ BenchSetup describe_setup(const BenchOptions& o, const Sweep& sweep,
   for (const auto& d : runners.front()->team().devices()) {
     setup.devices.push_back(runtime.device_name(d));
   }
+  const StatusOr<bool> staged = DeviceStaging::needed(runtime, runners.front()->team().devices());
+  setup.host_memory = staged.ok() && !*staged;
   for (const auto& r : runners) setup.algorithms.push_back(r->label());
   setup.timing = sweep.timing;
   return setup;

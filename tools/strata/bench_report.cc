@@ -52,7 +52,7 @@ void compute_bandwidths(const BenchSetup& setup, BenchRow& row) {
   const auto n = static_cast<int>(setup.devices.size());
   row.algbw = static_cast<double>(row.size) / seconds / 1e9;
   row.busbw = row.algbw * bus_factor(setup.op, n);
-  if (setup.op == CollectiveKind::kAllReduce) {
+  if (setup.op == CollectiveKind::kAllReduce && setup.host_memory) {
     // n inputs read and n outputs written at least once: 2·n·S bytes.
     row.membw = 2.0 * n * static_cast<double>(row.size) / seconds / 1e9;
     if (setup.copy.bytes_per_second > 0) {
@@ -84,6 +84,10 @@ void BenchReport::print_header(std::ostream& os) const {
       "\n# copy bandwidth: {:.2f} GB/s (memcpy of {} on {} thread(s), "
       "reads + writes, best of {})\n",
       s.copy.bytes_per_second / 1e9, format_size(s.copy.bytes), s.copy.threads, s.copy.repetitions);
+  if (!s.host_memory) {
+    os << "# " << s.device_type << " memory is not host memory: no membw or mem% columns "
+       << "(the copy bandwidth above is the host's)\n";
+  }
   if (s.cache_bytes > 0 && has_membw()) {
     os << "# last-level cache (as the OS reports it): " << format_size(s.cache_bytes)
        << "; where 2*n*size fits in it, membw can exceed the copy bandwidth\n";

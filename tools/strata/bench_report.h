@@ -33,6 +33,9 @@ struct BenchSetup {
   std::vector<std::string> algorithms;  // ids, and "auto"
   std::vector<std::string> left_out;    // "id: why" for --algorithm all
   CopyBandwidth copy;
+  // The team's memory is host memory, so the host's copy bandwidth is the
+  // yardstick for membw; false on GPUs, whose memory the host never touches.
+  bool host_memory = true;
   uint64_t cache_bytes = 0;  // last-level cache, 0 when unknown
   TimingPolicy timing;
 };
@@ -76,7 +79,7 @@ class BenchReport {
 
  private:
   void print_auto_verdict(std::ostream& os) const;
-  bool has_membw() const { return setup_.op == CollectiveKind::kAllReduce; }
+  bool has_membw() const { return setup_.op == CollectiveKind::kAllReduce && setup_.host_memory; }
   std::string redop_column() const;
 
   BenchSetup setup_;
