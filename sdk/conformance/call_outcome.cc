@@ -4,11 +4,8 @@
 #include <cstdlib>
 
 namespace strata::conformance {
-namespace {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-}  // namespace
 
 std::string CallOutcome::encode() const {
   return std::to_string(static_cast<int>(kind)) + " " + (timed_out ? "1" : "0") + " " +

@@ -10,6 +10,9 @@
 
 namespace strata::conformance {
 
+// Text up to its first newline (messages in tables and rank summaries).
+std::string first_line(const std::string& text);
+
 struct CallOutcome {
   // In rising severity: combine() keeps the most severe.
   enum class Kind {

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <ostream>
 
+#include "sdk/conformance/call_outcome.h"
+
 namespace strata::conformance {
 namespace {
 
@@ -16,10 +18,6 @@ std::string decline_key(const std::string& message) {
   std::string key = message.starts_with("declined: ") ? message.substr(10) : message;
   if (const auto at = key.find(" [call "); at != std::string::npos) key.resize(at);
   return key;
-}
-
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
 }
 
 // "violates rule 10, violates rule 8" from a failure message, so the table

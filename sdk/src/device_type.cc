@@ -9,27 +9,27 @@
 namespace strata::sdk {
 namespace {
 
-DeviceType* self(void* ud) { return static_cast<DeviceType*>(ud); }
+DeviceType* device_type_of(void* ud) { return static_cast<DeviceType*>(ud); }
 constexpr strata_message_t kNoMessage{nullptr, 0};
 
 strata_status_t abi_device_count(void* ud, int32_t* count, strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    *count = self(ud)->device_count();
+    *count = device_type_of(ud)->device_count();
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_get_props(void* ud, int32_t device, strata_device_props_t* out,
                           strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    if (device < 0 || device >= self(ud)->device_count()) {
+    if (device < 0 || device >= device_type_of(ud)->device_count()) {
       throw InvalidArgument("no device " + std::to_string(device));
     }
     strata_device_props_t props{};
     props.struct_size = sizeof props;
-    self(ud)->describe(device, props);
+    device_type_of(ud)->describe(device, props);
     // Copy only the prefix the caller knows (ABI rule 3).
     const size_t n = std::min(out->struct_size, sizeof props);
     const size_t caller_size = out->struct_size;
@@ -41,42 +41,42 @@ strata_status_t abi_get_props(void* ud, int32_t device, strata_device_props_t* o
 
 strata_status_t abi_can_access_peer(void* ud, int32_t device, int32_t peer,
                                 int32_t* yes) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(kNoMessage, [&] {
-    *yes = self(ud)->can_access_peer(device, peer) ? 1 : 0;
+    *yes = device_type_of(ud)->can_access_peer(device, peer) ? 1 : 0;
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_link_bandwidth(void* ud, int32_t a, int32_t b, double* bw) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(kNoMessage, [&] {
-    *bw = self(ud)->link_bandwidth(a, b);
+    *bw = device_type_of(ud)->link_bandwidth(a, b);
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_allocate(void* ud, int32_t device, uint64_t bytes, void** ptr,
                          strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    *ptr = self(ud)->allocate(device, bytes);
+    *ptr = device_type_of(ud)->allocate(device, bytes);
     return STRATA_OK;
   });
 }
 
 void abi_free_memory(void* ud, int32_t device, void* ptr) {
-  HostScope scope(self(ud)->host_services());
-  self(ud)->free(device, ptr);
+  HostScope scope(device_type_of(ud)->host_services());
+  device_type_of(ud)->free(device, ptr);
 }
 
 strata_status_t abi_copy_async(void* ud, int32_t stream_device, void* dst,
                            int32_t dst_device, const void* src,
                            int32_t src_device, uint64_t bytes,
                            strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    self(ud)->copy_async(stream_device, dst, dst_device, src, src_device, bytes);
+    device_type_of(ud)->copy_async(stream_device, dst, dst_device, src, src_device, bytes);
     return STRATA_OK;
   });
 }
@@ -86,9 +86,9 @@ strata_status_t abi_reduce_async(void* ud, int32_t device, strata_dtype_t dtype,
                                  const void* const* srcs, uint32_t num_srcs,
                                  uint64_t count, uint32_t divisor,
                                  strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    self(ud)->reduce_async(device, dtype, op, {dsts, num_dsts}, {srcs, num_srcs}, count,
+    device_type_of(ud)->reduce_async(device, dtype, op, {dsts, num_dsts}, {srcs, num_srcs}, count,
                            divisor);
     return STRATA_OK;
   });
@@ -96,59 +96,59 @@ strata_status_t abi_reduce_async(void* ud, int32_t device, strata_dtype_t dtype,
 
 strata_status_t abi_event_create(void* ud, int32_t device, strata_event_t* event,
                              strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    *event = self(ud)->event_create(device);
+    *event = device_type_of(ud)->event_create(device);
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_event_record(void* ud, strata_event_t event,
                              strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    self(ud)->event_record(event);
+    device_type_of(ud)->event_record(event);
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_stream_wait_event(void* ud, int32_t device,
                                   strata_event_t event, strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    self(ud)->stream_wait_event(device, event);
+    device_type_of(ud)->stream_wait_event(device, event);
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_event_query(void* ud, strata_event_t event,
                             strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    return self(ud)->event_query(event) ? STRATA_OK : STRATA_IN_PROGRESS;
+    return device_type_of(ud)->event_query(event) ? STRATA_OK : STRATA_IN_PROGRESS;
   });
 }
 
 strata_status_t abi_event_wait(void* ud, strata_event_t event, int64_t timeout_ns,
                            strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    return self(ud)->event_wait(event, std::chrono::nanoseconds(timeout_ns))
+    return device_type_of(ud)->event_wait(event, std::chrono::nanoseconds(timeout_ns))
                ? STRATA_OK
                : STRATA_IN_PROGRESS;
   });
 }
 
 void abi_event_destroy(void* ud, strata_event_t event) {
-  HostScope scope(self(ud)->host_services());
-  self(ud)->event_destroy(event);
+  HostScope scope(device_type_of(ud)->host_services());
+  device_type_of(ud)->event_destroy(event);
 }
 
 strata_status_t abi_synchronize(void* ud, int32_t device, int64_t timeout_ns,
                             strata_message_t msg) {
-  HostScope scope(self(ud)->host_services());
+  HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    self(ud)->synchronize(device, std::chrono::nanoseconds(timeout_ns));
+    device_type_of(ud)->synchronize(device, std::chrono::nanoseconds(timeout_ns));
     return STRATA_OK;
   });
 }

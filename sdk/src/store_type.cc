@@ -13,8 +13,8 @@ struct StoreHandle {
   const strata_host_services_t* services;
   std::unique_ptr<Store> store;
 };
-StoreHandle* handle(void* s) { return static_cast<StoreHandle*>(s); }
-Store* as_store(void* s) { return handle(s)->store.get(); }
+StoreHandle* store_handle(void* s) { return static_cast<StoreHandle*>(s); }
+Store* as_store(void* s) { return store_handle(s)->store.get(); }
 
 strata_status_t abi_open(void* ud, const char* address, int32_t rank, int32_t world,
                          int64_t deadline_ns, void** store, strata_message_t msg) {
@@ -30,7 +30,7 @@ strata_status_t abi_open(void* ud, const char* address, int32_t rank, int32_t wo
 
 strata_status_t abi_set(void* s, const char* key, const void* value,
                     uint64_t length, strata_message_t msg) {
-  HostScope scope(handle(s)->services);
+  HostScope scope(store_handle(s)->services);
   return guard(msg, [&] {
     as_store(s)->set(key, {static_cast<const char*>(value), length});
     return STRATA_OK;
@@ -39,7 +39,7 @@ strata_status_t abi_set(void* s, const char* key, const void* value,
 
 strata_status_t abi_get(void* s, const char* key, void* buf, uint64_t capacity,
                     uint64_t* length, int64_t deadline_ns, strata_message_t msg) {
-  HostScope scope(handle(s)->services);
+  HostScope scope(store_handle(s)->services);
   return guard(msg, [&] {
     const std::string value = as_store(s)->get(key, deadline_ns);
     *length = value.size();
@@ -55,7 +55,7 @@ strata_status_t abi_get(void* s, const char* key, void* buf, uint64_t capacity,
 
 strata_status_t abi_add(void* s, const char* key, int64_t delta, int64_t* value,
                     strata_message_t msg) {
-  HostScope scope(handle(s)->services);
+  HostScope scope(store_handle(s)->services);
   return guard(msg, [&] {
     *value = as_store(s)->add(key, delta);
     return STRATA_OK;
@@ -63,8 +63,8 @@ strata_status_t abi_add(void* s, const char* key, int64_t delta, int64_t* value,
 }
 
 void abi_close(void* s) {
-  HostScope scope(handle(s)->services);
-  delete handle(s);
+  HostScope scope(store_handle(s)->services);
+  delete store_handle(s);
 }
 
 }  // namespace

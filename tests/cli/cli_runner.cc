@@ -11,9 +11,10 @@
 #include <gtest/gtest.h>
 
 namespace strata::cli_test {
-namespace {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+namespace {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);

@@ -23,6 +23,9 @@ CliResult run_cli(const std::string& args, const std::string& plugin_path = "");
 // The directory of the test-only `cli_test` plugin.
 std::string test_plugin_dir();
 
+// `s` in single quotes, for paths passed through run_cli's shell.
+std::string quoted(const std::string& s);
+
 // A fresh path under the test's temporary directory.
 std::string temp_path(const std::string& name);
 

@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr uint64_t kCount = 8;
+constexpr uint64_t kElements = 8;
 
 class CollectiveOpsTest : public ::testing::Test {
  protected:
@@ -35,10 +35,10 @@ class CollectiveOpsTest : public ::testing::Test {
     ops_ = std::move(*ops);
     const sdk::DeviceTable table = testing::cpu_table(*rt_);
     for (int r = 0; r < 2; ++r) {
-      memory_.emplace_back(table, r, 4 * kCount * sizeof(float));
+      memory_.emplace_back(table, r, 4 * kElements * sizeof(float));
       auto* base = static_cast<float*>(memory_.back().data());
-      in_.push_back(Buffer{base, DType::kF32, kCount, devices_[r]});
-      out_.push_back(Buffer{base + 2 * kCount, DType::kF32, kCount, devices_[r]});
+      in_.push_back(Buffer{base, DType::kF32, kElements, devices_[r]});
+      out_.push_back(Buffer{base + 2 * kElements, DType::kF32, kElements, devices_[r]});
     }
   }
 
@@ -65,12 +65,12 @@ class CollectiveOpsTest : public ::testing::Test {
 
   // Fills replica r's input with r + 1 and checks a plain all-reduce works.
   void expect_team_still_works() {
-    for (int r = 0; r < 2; ++r) write(r, in_[r].data, std::vector<float>(kCount, r + 1.0f));
+    for (int r = 0; r < 2; ++r) write(r, in_[r].data, std::vector<float>(kElements, r + 1.0f));
     const Status s = ops_->all_reduce(in_, out_, ReduceOp::kSum);
     ASSERT_TRUE(s.ok()) << s;
     EXPECT_TRUE(ops_->team().broken().ok());
     for (int r = 0; r < 2; ++r) {
-      EXPECT_EQ(read(r, out_[r].data, kCount), std::vector<float>(kCount, 3.0f)) << r;
+      EXPECT_EQ(read(r, out_[r].data, kElements), std::vector<float>(kElements, 3.0f)) << r;
     }
   }
 
@@ -119,7 +119,7 @@ TEST_F(CollectiveOpsTest, MixedDTypes) {
 
 TEST_F(CollectiveOpsTest, WrongCountsForEachOp) {
   auto out = out_;
-  out[1].count = kCount - 1;
+  out[1].count = kElements - 1;
   expect_refused(ops_->all_reduce(in_, out, ReduceOp::kSum), "all_reduce",
                  "all_reduce: replica 1's output has 7 elements, expected 8");
   // all_gather: each output holds every replica's input, count x 2.
@@ -129,7 +129,7 @@ TEST_F(CollectiveOpsTest, WrongCountsForEachOp) {
   expect_refused(ops_->reduce_scatter(in_, out_, ReduceOp::kSum), "reduce_scatter",
                  "reduce_scatter: replica 0's input has 8 elements, expected 16");
   auto in = in_;
-  in[1].count = kCount + 1;
+  in[1].count = kElements + 1;
   expect_refused(ops_->broadcast(in, out_, 0), "broadcast",
                  "broadcast: replica 1's input has 9 elements, expected 8");
   expect_refused(ops_->reduce(in, out_, ReduceOp::kSum, 1), "reduce",
@@ -140,37 +140,37 @@ TEST_F(CollectiveOpsTest, WrongCountsForEachOp) {
 TEST_F(CollectiveOpsTest, WellFormedGatherAndScatterPassValidation) {
   // all_gather: each output holds count x replicas, replica r's part at r x count.
   auto out = out_;
-  for (auto& b : out) b.count = 2 * kCount;
-  for (int r = 0; r < 2; ++r) write(r, in_[r].data, std::vector<float>(kCount, r + 1.0f));
+  for (auto& b : out) b.count = 2 * kElements;
+  for (int r = 0; r < 2; ++r) write(r, in_[r].data, std::vector<float>(kElements, r + 1.0f));
   Status s = ops_->all_gather(in_, out);
   ASSERT_TRUE(s.ok()) << s;
-  std::vector<float> gathered(kCount, 1.0f);
-  gathered.resize(2 * kCount, 2.0f);
-  for (int r = 0; r < 2; ++r) EXPECT_EQ(read(r, out[r].data, 2 * kCount), gathered) << r;
+  std::vector<float> gathered(kElements, 1.0f);
+  gathered.resize(2 * kElements, 2.0f);
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(read(r, out[r].data, 2 * kElements), gathered) << r;
 
   // In place: each replica's input is its own slot of its output.
   auto in = in_;
   for (int r = 0; r < 2; ++r) {
-    in[r].data = static_cast<float*>(out[r].data) + r * kCount;
-    write(r, out[r].data, std::vector<float>(2 * kCount, 0.0f));
-    write(r, in[r].data, std::vector<float>(kCount, r + 1.0f));
+    in[r].data = static_cast<float*>(out[r].data) + r * kElements;
+    write(r, out[r].data, std::vector<float>(2 * kElements, 0.0f));
+    write(r, in[r].data, std::vector<float>(kElements, r + 1.0f));
   }
   s = ops_->all_gather(in, out);
   ASSERT_TRUE(s.ok()) << s;
-  for (int r = 0; r < 2; ++r) EXPECT_EQ(read(r, out[r].data, 2 * kCount), gathered) << r;
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(read(r, out[r].data, 2 * kElements), gathered) << r;
 
   // reduce_scatter: inputs hold count x replicas; replica r gets slice r's sum.
   for (int r = 0; r < 2; ++r) {
     in[r].data = in_[r].data;
-    in[r].count = 2 * kCount;
-    std::vector<float> values(kCount, r + 1.0f);
-    values.resize(2 * kCount, 10.0f * (r + 1));
+    in[r].count = 2 * kElements;
+    std::vector<float> values(kElements, r + 1.0f);
+    values.resize(2 * kElements, 10.0f * (r + 1));
     write(r, in[r].data, values);
   }
   s = ops_->reduce_scatter(in, out_, ReduceOp::kSum);
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_EQ(read(0, out_[0].data, kCount), std::vector<float>(kCount, 3.0f));
-  EXPECT_EQ(read(1, out_[1].data, kCount), std::vector<float>(kCount, 30.0f));
+  EXPECT_EQ(read(0, out_[0].data, kElements), std::vector<float>(kElements, 3.0f));
+  EXPECT_EQ(read(1, out_[1].data, kElements), std::vector<float>(kElements, 30.0f));
 }
 
 TEST_F(CollectiveOpsTest, NullDataWithElements) {
@@ -216,10 +216,10 @@ TEST_F(CollectiveOpsTest, RootOutOfRange) {
 TEST_F(CollectiveOpsTest, InPlaceAllReduceAfterErrors) {
   expect_refused(ops_->broadcast(in_, out_, 7), "broadcast",
                  "broadcast root 7 is not a replica (0..1)");
-  for (int r = 0; r < 2; ++r) write(r, in_[r].data, std::vector<float>(kCount, 10.0f * (r + 1)));
+  for (int r = 0; r < 2; ++r) write(r, in_[r].data, std::vector<float>(kElements, 10.0f * (r + 1)));
   ASSERT_TRUE(ops_->all_reduce(in_, in_, ReduceOp::kMax).ok());
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(read(r, in_[r].data, kCount), std::vector<float>(kCount, 20.0f)) << r;
+    EXPECT_EQ(read(r, in_[r].data, kElements), std::vector<float>(kElements, 20.0f)) << r;
   }
 }
 

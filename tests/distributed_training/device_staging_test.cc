@@ -51,7 +51,8 @@ TEST_F(DeviceStagingTest, TheWalledTypeRefusesHostPointers) {
   const strata_device_type_t table = walled_.table();
   void* device = nullptr;
   char text[256] = {0};
-  ASSERT_EQ(table.allocate(table.user_data, 0, sizeof host, &device, {text, sizeof text}), STRATA_OK);
+  ASSERT_EQ(table.allocate(table.user_data, 0, sizeof host, &device, {text, sizeof text}),
+            STRATA_OK);
   EXPECT_EQ(table.copy_async(table.user_data, 0, host, 0, device, 0, sizeof host,
                              {text, sizeof text}),
             STRATA_INVALID_ARGUMENT);

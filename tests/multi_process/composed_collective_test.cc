@@ -40,12 +40,12 @@ int32_t reduced(ReduceOp op, int replicas, uint64_t i) {
   return op == ReduceOp::kMean ? r / replicas : r;
 }
 
-struct Shape {
+struct TeamShape {
   int processes;
   int local;
 };
 
-class ComposedCollectiveTest : public ::testing::TestWithParam<Shape> {
+class ComposedCollectiveTest : public ::testing::TestWithParam<TeamShape> {
  protected:
   void SetUp() override {
     world_ = testing::ProcessWorld::create(GetParam().processes, GetParam().local);
@@ -158,8 +158,8 @@ TEST_P(ComposedCollectiveTest, InPlaceAllReduceAndBarrier) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ComposedCollectiveTest,
-                         ::testing::Values(Shape{2, 2}, Shape{3, 2}, Shape{2, 3}),
-                         [](const ::testing::TestParamInfo<Shape>& shape) {
+                         ::testing::Values(TeamShape{2, 2}, TeamShape{3, 2}, TeamShape{2, 3}),
+                         [](const ::testing::TestParamInfo<TeamShape>& shape) {
                            return std::to_string(shape.param.processes) + "x" +
                                   std::to_string(shape.param.local);
                          });

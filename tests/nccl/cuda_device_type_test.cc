@@ -12,7 +12,6 @@
 namespace strata::nccl::test {
 namespace {
 
-constexpr auto kTimeout = std::chrono::seconds(30);
 
 strata_status_t code_of(const std::function<void()>& body) {
   try {

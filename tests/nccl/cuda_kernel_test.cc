@@ -17,7 +17,6 @@ namespace {
 
 constexpr uint64_t kGuard = 64;  // elements before and after each destination
 constexpr unsigned char kGuardByte = 0xA5;
-constexpr auto kTimeout = std::chrono::seconds(30);
 
 // Values that keep every operator finite for up to 5 sources (no NaN, whose
 // payload a GPU may change) and exercise rounding in f16/bf16.

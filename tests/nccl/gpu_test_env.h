@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,10 @@
 #include "cuda_error.h"
 
 namespace strata::nccl::test {
+
+// Deadline of every wait in the GPU tests: generous, since a first call
+// may JIT the kernels, but finite.
+inline constexpr auto kTimeout = std::chrono::seconds(30);
 
 // Visible GPUs, or 0 with `why` saying what CUDA answered.
 inline int gpu_count(std::string* why) {

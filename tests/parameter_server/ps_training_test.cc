@@ -14,7 +14,7 @@ namespace strata::ps {
 namespace {
 
 using namespace std::chrono_literals;
-const std::string kToken = "0123456789abcdef0123";
+const std::string kJobToken = "0123456789abcdef0123";
 
 // y = 3 x0 - 2 x1 + 1, in batches of 16; `count` batches per epoch.
 std::vector<std::vector<Element>> regression(int epochs, int count) {
@@ -45,7 +45,7 @@ Job make_job(const ParameterServerConfig& config, int workers, std::chrono::nano
   ParameterServerOptions o;
   o.num_workers = workers;
   o.coordinator = true;
-  o.token = kToken;
+  o.token = kJobToken;
   o.worker_timeout = timeout;
   job.server = std::make_shared<ParameterServer>(o, job.scheme);
   job.placement = *ShardPlacement::compute({"dense_0/kernel", "dense_0/bias"}, {2, 1}, 1,
@@ -55,8 +55,8 @@ Job make_job(const ParameterServerConfig& config, int workers, std::chrono::nano
 
 std::unique_ptr<PsWorkerClient> client_for(const Job& job, int worker) {
   std::vector<PsTarget> targets(1);
-  targets[0].main = std::move(*InProcessChannel::open(job.server, Hello{worker, kToken}));
-  targets[0].heartbeat = std::move(*InProcessChannel::open(job.server, Hello{worker, kToken}));
+  targets[0].main = std::move(*InProcessChannel::open(job.server, Hello{worker, kJobToken}));
+  targets[0].heartbeat = std::move(*InProcessChannel::open(job.server, Hello{worker, kJobToken}));
   return std::make_unique<PsWorkerClient>(worker, std::move(targets), job.placement, 5s, 50ms);
 }
 
@@ -138,10 +138,10 @@ TEST(PsTraining, ADeadPsEndsTrainingWithAnErrorNamingIt) {
   ParameterServerConfig config;
   Job job = make_job(config, 1, 5s);
   std::vector<PsTarget> targets(1);
-  auto main = std::move(*InProcessChannel::open(job.server, Hello{0, kToken}));
+  auto main = std::move(*InProcessChannel::open(job.server, Hello{0, kJobToken}));
   InProcessChannel* severable = main.get();
   targets[0].main = std::move(main);
-  targets[0].heartbeat = std::move(*InProcessChannel::open(job.server, Hello{0, kToken}));
+  targets[0].heartbeat = std::move(*InProcessChannel::open(job.server, Hello{0, kJobToken}));
   PsWorkerClient client(0, std::move(targets), job.placement, 5s, 50ms);
   ASSERT_TRUE(client.init(std::vector<float>{0, 0, 0}).ok());
   severable->sever();

@@ -19,12 +19,12 @@ namespace strata {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::worker_name;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::Peer;
 using testing::TempDir;
 
-std::string worker(int r) { return "worker " + std::to_string(r); }
 
 // Polls check() until it fails or `bound` passes; the failure, if any.
 std::optional<Status> first_failure(HealthMonitor& m, std::chrono::milliseconds bound) {
@@ -52,8 +52,8 @@ class HealthMonitorTest : public ::testing::Test {
 
 TEST_F(HealthMonitorTest, ASilentPeerIsNamedAfterThreeIntervals) {
   const auto start = Clock::now();
-  HealthMonitor rank0(*store_, 0, 3, 100ms, worker);
-  HealthMonitor rank1(*store_, 1, 3, 100ms, worker);  // alive; rank 2 never starts
+  HealthMonitor rank0(*store_, 0, 3, 100ms, worker_name);
+  HealthMonitor rank1(*store_, 1, 3, 100ms, worker_name);  // alive; rank 2 never starts
   const auto failure = first_failure(rank0, 10000ms);
   ASSERT_TRUE(failure.has_value()) << "rank 2 was never reported";
   EXPECT_GE(Clock::now() - start, rank0.silence_limit());
@@ -62,9 +62,9 @@ TEST_F(HealthMonitorTest, ASilentPeerIsNamedAfterThreeIntervals) {
 }
 
 TEST_F(HealthMonitorTest, LivePeersAndPeersThatLeftAreNotReported) {
-  HealthMonitor rank0(*store_, 0, 2, 200ms, worker);
+  HealthMonitor rank0(*store_, 0, 2, 200ms, worker_name);
   {
-    HealthMonitor rank1(*store_, 1, 2, 200ms, worker);
+    HealthMonitor rank1(*store_, 1, 2, 200ms, worker_name);
     // Longer than the silence limit: a beating peer stays healthy throughout.
     const auto failure = first_failure(rank0, 1000ms);
     EXPECT_FALSE(failure.has_value()) << failure->to_string();
@@ -103,7 +103,7 @@ TEST(HealthMonitorTcpTest, AKilledPeerIsNamedAsDepartedAtOnce) {
   auto ready = store.get("ready/1", deadline_after(20s));
   ASSERT_TRUE(ready.ok()) << ready.status() << "\n" << peer.output();
 
-  HealthMonitor monitor(store, 0, 2, 200ms, worker);
+  HealthMonitor monitor(store, 0, 2, 200ms, worker_name);
   EXPECT_TRUE(monitor.check().ok());
   peer.kill_now();
   const auto killed = Clock::now();
@@ -123,7 +123,7 @@ TEST(HealthMonitorTcpTest, APeerThatLeftAndExitedIsNotReported) {
   testing::SdkStoreAdapter store(std::move(host));
   Peer peer({"heartbeat", "tcp", address, "1", "2", "100"}, dir.path() / "peer.log");
   ASSERT_TRUE(store.get("ready/1", deadline_after(20s)).ok()) << peer.output();
-  HealthMonitor monitor(store, 0, 2, 100ms, worker);
+  HealthMonitor monitor(store, 0, 2, 100ms, worker_name);
   ASSERT_TRUE(store.set("release", "1").ok());
   EXPECT_EQ(peer.wait(), 0) << peer.output();
   const auto failure = first_failure(monitor, 1000ms);

@@ -19,11 +19,11 @@ namespace strata {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::worker_name;
 using ::testing::HasSubstr;
 using testing::Peer;
 using testing::TempDir;
 
-std::string worker(int r) { return "worker " + std::to_string(r); }
 
 class RendezvousTest : public ::testing::Test {
  protected:
@@ -42,7 +42,7 @@ class RendezvousTest : public ::testing::Test {
     std::vector<std::thread> threads;
     for (size_t i = 0; i < ranks.size(); ++i) {
       threads.emplace_back([&, i] {
-        out[i] = rendezvous(*store_, name, ranks[i], world, deadline, worker);
+        out[i] = rendezvous(*store_, name, ranks[i], world, deadline, worker_name);
       });
     }
     for (auto& t : threads) t.join();
@@ -96,7 +96,7 @@ TEST_F(RendezvousTest, RankOutsideTheWorldIsRefused) {
 
 TEST(DescribeRanks, ListsReadably) {
   EXPECT_EQ(describe_ranks({3}, {}), "rank 3");
-  EXPECT_EQ(describe_ranks({2, 3}, worker), "ranks 2 and 3 (worker 2, worker 3)");
+  EXPECT_EQ(describe_ranks({2, 3}, worker_name), "ranks 2 and 3 (worker 2, worker 3)");
   EXPECT_EQ(describe_ranks({1, 2, 5}, {}), "ranks 1, 2 and 5");
   std::vector<int> many;
   for (int r = 0; r < 20; ++r) many.push_back(r);
@@ -129,12 +129,12 @@ TEST_F(MultiProcessRendezvous, FileStoreFormsAndNamesTheAbsent) {
   ASSERT_TRUE(store.ok()) << store.status();
 
   auto all = spawn("file", address, {1, 2, 3}, 4, "all", 20000);
-  EXPECT_TRUE(rendezvous(**store, "all", 0, 4, deadline_after(20s), worker).ok());
+  EXPECT_TRUE(rendezvous(**store, "all", 0, 4, deadline_after(20s), worker_name).ok());
   for (auto& p : all) EXPECT_EQ(p->wait(), 0) << p->output();
 
   // Rank 2 is never started: ranks 0, 1 and 3 all hear about it.
   auto some = spawn("file", address, {1, 3}, 4, "some", 1500);
-  const Status s = rendezvous(**store, "some", 0, 4, deadline_after(1500ms), worker);
+  const Status s = rendezvous(**store, "some", 0, 4, deadline_after(1500ms), worker_name);
   EXPECT_EQ(s.code(), Code::kTimedOut);
   EXPECT_THAT(s.message(), HasSubstr("rank 2 (worker 2) never arrived at rendezvous 'some'"));
   for (auto& p : some) {
@@ -148,7 +148,7 @@ TEST_F(MultiProcessRendezvous, TcpStoreHostedByRankZero) {
       TcpStore::open("127.0.0.1:0", 0, 4, deadline_after(5s), *TcpStoreOptions::from_environment()));
   const std::string address = static_cast<TcpStore&>(store.inner()).address();
   auto peers = spawn("tcp", address, {1, 2, 3}, 4, "tcp", 20000);
-  const Status s = rendezvous(store, "tcp", 0, 4, deadline_after(20s), worker);
+  const Status s = rendezvous(store, "tcp", 0, 4, deadline_after(20s), worker_name);
   EXPECT_TRUE(s.ok()) << s;
   for (auto& p : peers) EXPECT_EQ(p->wait(), 0) << p->output();
 }

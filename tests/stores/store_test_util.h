@@ -39,6 +39,9 @@ namespace strata::testing {
 
 using namespace std::chrono_literals;
 
+// How the rendezvous and the health monitor name a rank in their messages.
+inline std::string worker_name(int rank) { return "worker " + std::to_string(rank); }
+
 inline std::shared_ptr<Runtime> make_runtime() {
   auto rt = Runtime::create({}, RuntimeOptions{.discover_plugins = false,
                                                .use_environment = false,
