@@ -45,8 +45,6 @@ class Fd {
   int fd_;
 };
 
-std::string errno_text(int err) { return std::strerror(err); }
-
 // Sleeps with growing intervals, never past the deadline.
 class Poll {
  public:

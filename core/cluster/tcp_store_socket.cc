@@ -17,8 +17,6 @@
 namespace strata::tcp_store {
 namespace {
 
-std::string errno_text(int err) { return std::strerror(err); }
-
 // Milliseconds until the deadline, rounded up so poll() never returns a
 // hair early and spins; 0 once it has passed.
 int poll_ms(Deadline deadline) {

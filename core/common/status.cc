@@ -1,5 +1,6 @@
 #include "core/common/status.h"
 
+#include <cstring>
 #include <ostream>
 
 namespace strata {
@@ -89,5 +90,7 @@ std::string Status::to_string() const {
 std::ostream& operator<<(std::ostream& os, const Status& s) {
   return os << s.to_string();
 }
+
+std::string errno_text(int err) { return std::strerror(err); }
 
 }  // namespace strata

@@ -91,6 +91,9 @@ STRATA_DEFINE_ERROR(FailedPreconditionError, Code::kFailedPrecondition)
 STRATA_DEFINE_ERROR(DataLossError, Code::kDataLoss)
 #undef STRATA_DEFINE_ERROR
 
+// What an errno value means ("Connection refused"), for error messages.
+std::string errno_text(int err);
+
 // A value or the Status explaining why there is none.
 template <class T>
 class [[nodiscard]] StatusOr {

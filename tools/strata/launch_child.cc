@@ -14,8 +14,6 @@
 namespace strata::cli {
 namespace {
 
-std::string errno_text(int err) { return ::strerror(err); }
-
 // Pipes for one stream; whatever is still open is closed on the way out.
 struct Pipe {
   int read_end = -1;

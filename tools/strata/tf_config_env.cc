@@ -17,8 +17,6 @@ extern char** environ;
 namespace strata::cli {
 namespace {
 
-std::string errno_text(int err) { return std::strerror(err); }
-
 // Closes every socket it holds, on every path out of pick_loopback_ports.
 struct SocketSet {
   std::vector<int> fds;
