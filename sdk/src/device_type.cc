@@ -88,8 +88,8 @@ strata_status_t abi_reduce_async(void* ud, int32_t device, strata_dtype_t dtype,
                                  strata_message_t msg) {
   HostScope scope(device_type_of(ud)->host_services());
   return guard(msg, [&] {
-    device_type_of(ud)->reduce_async(device, dtype, op, {dsts, num_dsts}, {srcs, num_srcs}, count,
-                           divisor);
+    device_type_of(ud)->reduce_async(device, dtype, op, {dsts, num_dsts}, {srcs, num_srcs},
+                                     count, divisor);
     return STRATA_OK;
   });
 }

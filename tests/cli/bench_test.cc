@@ -221,7 +221,9 @@ TEST(CliBench, StagesDataThroughTheDeviceTypeWhenTheHostCannotReadIt) {
       EXPECT_EQ(row.at("wrong"), 0) << op << row.dump();
       ++ran;
     }
-    for (const auto& row : bench_rows(r.out)) EXPECT_EQ(row.size(), size_t{kColumns} - 2) << op;
+    for (const auto& row : bench_rows(r.out)) {
+      EXPECT_EQ(row.size(), size_t{kColumns} - 2) << op;
+    }
     EXPECT_GE(ran, 3 * 2) << op;  // at least two algorithms over three sizes
   }
   const CliResult r = run_cli(

@@ -30,7 +30,7 @@ using ::testing::StartsWith;
 const std::string kSweep =
     " -b 4KiB -e 64KiB -f 4 --devices 2 --time-per-size 10ms --max-iters 200 --warmup 1 "
     "--copy-size 1MiB";
-const std::string kTuneTiming = " --iters 5 --warmup 1 --copy-size 1MiB";
+const std::string kQuick = " --iters 5 --warmup 1 --copy-size 1MiB";
 const std::string kHierarchical = "hierarchical_copy/all_reduce/hierarchical";
 const std::string kScatter = "hierarchical_copy/all_reduce/scatter_reduce";
 const std::string kToOne = "hierarchical_copy/all_reduce/reduction_to_one_device";
@@ -43,7 +43,6 @@ std::string read_text(const std::string& path) {
 }
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 
 // The hierarchical_copy algorithms for `op`, as `strata info` lists them.
 std::vector<std::string> in_tree_algorithms(const std::string& op) {
@@ -167,11 +166,11 @@ TEST(CliTuning, BenchWritesEveryAlgorithmsMedianAndMergesAnotherOp) {
 TEST(CliTuning, DeclinedAndWrongRowsAreNotMeasurements) {
   const std::string file = temp_path("tuning.yaml");
   const CliResult picky =
-      run_cli("bench -b 32KiB -e 128KiB --algorithm picky --tune " + quoted(file) + kTuneTiming,
+      run_cli("bench -b 32KiB -e 128KiB --algorithm picky --tune " + quoted(file) + kQuick,
               test_plugin_dir());
   ASSERT_EQ(picky.exit_code, 0) << picky.err;
   const CliResult broken =
-      run_cli("bench -b 32KiB -e 64KiB --algorithm broken --tune " + quoted(file) + kTuneTiming,
+      run_cli("bench -b 32KiB -e 64KiB --algorithm broken --tune " + quoted(file) + kQuick,
               test_plugin_dir());
   EXPECT_EQ(broken.exit_code, 1);  // wrong results
   EXPECT_THAT(broken.out, HasSubstr("# tuning: 0 algorithm(s) measured"));
@@ -282,7 +281,7 @@ TEST(CliTuning, AMeasurementBeatsTheModelsInExplainAndAtRunTime) {
                                file + ") among the algorithms that accept the call"));
 
   // AUTO at run time reads the same file: bench's auto row runs hierarchical.
-  const CliResult b = run_cli("bench -b 16KiB -e 16KiB --config " + quoted(config) + kTuneTiming);
+  const CliResult b = run_cli("bench -b 16KiB -e 16KiB --config " + quoted(config) + kQuick);
   ASSERT_EQ(b.exit_code, 0) << b.err;
   const auto rows = bench_rows(b.out);
   ASSERT_EQ(rows.size(), 1u) << b.out;
@@ -327,7 +326,7 @@ TEST(CliTuning, AMeasuredAlgorithmThatDeclinesHandsOverAndTheReasonSaysSo) {
 
 TEST(CliTuning, TuneErrorsComeBeforeTheSweepAndLeaveFilesAlone) {
   EXPECT_THAT(run_cli("bench --help").out, HasSubstr("--tune"));
-  const CliResult with_auto = run_cli("bench --tune " + quoted(temp_path("auto.yaml")) + kTuneTiming);
+  const CliResult with_auto = run_cli("bench --tune " + quoted(temp_path("auto.yaml")) + kQuick);
   EXPECT_EQ(with_auto.exit_code, 1);
   EXPECT_THAT(with_auto.err,
               AllOf(HasSubstr("strata bench: "), HasSubstr("--tune"), HasSubstr("not auto")));
@@ -339,7 +338,7 @@ TEST(CliTuning, TuneErrorsComeBeforeTheSweepAndLeaveFilesAlone) {
                                  "strata_tuning: 2\nentries: []\n"}) {
     const std::string file = temp_path("not_tuning.yaml");
     write_text(file, text);
-    const CliResult r = run_cli("bench --algorithm all --tune " + quoted(file) + kTuneTiming);
+    const CliResult r = run_cli("bench --algorithm all --tune " + quoted(file) + kQuick);
     EXPECT_EQ(r.exit_code, 1) << text;
     EXPECT_THAT(r.err, AllOf(HasSubstr("--tune " + file +
                                        " exists but cannot be merged into: " + file + ":"),
@@ -349,7 +348,7 @@ TEST(CliTuning, TuneErrorsComeBeforeTheSweepAndLeaveFilesAlone) {
     EXPECT_EQ(read_text(file), text);
   }
 
-  const CliResult no_dir = run_cli("bench --algorithm all --tune /nonexistent/dir/t.yaml" + kTuneTiming);
+  const CliResult no_dir = run_cli("bench --algorithm all --tune /nonexistent/dir/t.yaml" + kQuick);
   EXPECT_EQ(no_dir.exit_code, 1);
   EXPECT_THAT(no_dir.err, HasSubstr("--tune /nonexistent/dir/t.yaml: cannot write into "
                                     "'/nonexistent/dir'"));
@@ -357,7 +356,7 @@ TEST(CliTuning, TuneErrorsComeBeforeTheSweepAndLeaveFilesAlone) {
 
   // A run that fails for another reason before the sweep creates nothing.
   const std::string unmade = temp_path("unmade.yaml");
-  EXPECT_EQ(run_cli("bench --algorithm nope --tune " + quoted(unmade) + kTuneTiming).exit_code, 1);
+  EXPECT_EQ(run_cli("bench --algorithm nope --tune " + quoted(unmade) + kQuick).exit_code, 1);
   EXPECT_FALSE(std::filesystem::exists(unmade));
 }
 
@@ -380,7 +379,7 @@ TEST(CliTuning, AConfigNamingABadTuningFileIsAnErrorNamingIt) {
   EXPECT_THAT(malformed.err,
               AllOf(HasSubstr("collectives.tuning: " + bad + ":3:"), HasSubstr("greater than 0")));
   // bench reads the same config the same way, before it measures anything.
-  const CliResult bench = run_cli("bench --config " + quoted(config_for(bad)) + kTuneTiming);
+  const CliResult bench = run_cli("bench --config " + quoted(config_for(bad)) + kQuick);
   EXPECT_EQ(bench.exit_code, 1);
   EXPECT_THAT(bench.err, HasSubstr(bad + ":3:"));
   EXPECT_EQ(bench.out, "");

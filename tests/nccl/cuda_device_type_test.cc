@@ -12,7 +12,6 @@
 namespace strata::nccl::test {
 namespace {
 
-
 strata_status_t code_of(const std::function<void()>& body) {
   try {
     body();

@@ -6,7 +6,8 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <filesystem>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,27 +15,20 @@
 #include "core/plugin/abi_status.h"
 #include "core/runtime/runtime.h"
 #include "core/strategy/device_staging.h"
+#include "plugin_runtime.h"
 
 namespace strata {
 namespace {
 
 TEST(CudaStaging, HostTensorsRoundTripThroughDeviceMemory) {
-  int gpus = 0;
-  const cudaError_t probe = cudaGetDeviceCount(&gpus);
-  (void)cudaGetLastError();
-  if (probe != cudaSuccess || gpus == 0) {
-    GTEST_SKIP() << "no usable GPU: cudaGetDeviceCount: " << cudaGetErrorName(probe) << ", "
-                 << gpus << " device(s)";
-  }
-  RuntimeOptions options;
-  options.discover_plugins = false;
-  options.plugin_files = {std::filesystem::path(STRATA_PLUGIN_DIR) / "libstrata_nccl.so"};
-  auto runtime = Runtime::create({}, options);
-  ASSERT_TRUE(runtime.ok()) << runtime.status();
-  auto devices = (*runtime)->devices("cuda", 1);
+  std::string why;
+  if (nccl_test::visible_gpus(&why) == 0) GTEST_SKIP() << why;
+  const std::shared_ptr<Runtime> runtime = nccl_test::load_nccl_plugin();
+  ASSERT_NE(runtime, nullptr);
+  auto devices = runtime->devices("cuda", 1);
   ASSERT_TRUE(devices.ok()) << devices.status();
   const strata_device_t gpu = devices->front();
-  auto needed = DeviceStaging::needed(**runtime, *devices);
+  auto needed = DeviceStaging::needed(*runtime, *devices);
   ASSERT_TRUE(needed.ok()) << needed.status();
   EXPECT_TRUE(*needed) << "cuda memory must not count as host-accessible";
 
@@ -43,9 +37,9 @@ TEST(CudaStaging, HostTensorsRoundTripThroughDeviceMemory) {
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) * 0.5f;
   const DeviceStaging::Lists host = {
       {Buffer{in.data(), DType::kF32, 777, gpu}, Buffer{out.data(), DType::kF32, 777, gpu}}};
-  const strata_device_type_t& table = (*runtime)->registry().find_device_type("cuda")->table;
+  const strata_device_type_t& table = runtime->registry().find_device_type("cuda")->table;
 
-  DeviceStaging staging(**runtime, std::chrono::seconds(30));
+  DeviceStaging staging(*runtime, std::chrono::seconds(30));
   Status s = staging.run(host, [&](const DeviceStaging::Lists& staged) -> Status {
     for (const Buffer& b : staged[0]) {
       cudaPointerAttributes attributes{};

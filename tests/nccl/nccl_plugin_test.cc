@@ -17,11 +17,13 @@
 
 #include "core/common/logging.h"
 #include "core/runtime/runtime.h"
+#include "plugin_runtime.h"
 
 namespace strata {
 namespace {
 
-const std::filesystem::path kPlugin = std::filesystem::path(STRATA_PLUGIN_DIR) / "libstrata_nccl.so";
+using nccl_test::kPlugin;
+using nccl_test::visible_gpus;
 
 // Copies core's log lines ("<level> <text>") at info and above while alive.
 class LogCapture {
@@ -53,22 +55,6 @@ class LogCapture {
   spdlog::level::level_enum level_;
 };
 
-int visible_gpus() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
-  (void)cudaGetLastError();
-  return n;
-}
-
-std::shared_ptr<Runtime> load_plugin() {
-  RuntimeOptions options;
-  options.discover_plugins = false;
-  options.plugin_files = {kPlugin};
-  auto runtime = Runtime::create({}, options);
-  EXPECT_TRUE(runtime.ok()) << runtime.status();
-  return runtime.ok() ? *runtime : nullptr;
-}
-
 const PluginRecord* nccl_record(const Runtime& runtime) {
   for (const PluginRecord& r : runtime.loader().records()) {
     if (r.name == "nccl") return &r;
@@ -78,7 +64,7 @@ const PluginRecord* nccl_record(const Runtime& runtime) {
 
 TEST(NcclPlugin, LoadsAndSaysWhatItRegistered) {
   LogCapture log;
-  auto runtime = load_plugin();
+  auto runtime = nccl_test::load_nccl_plugin();
   ASSERT_NE(runtime, nullptr);
   const PluginRecord* record = nccl_record(*runtime);
   ASSERT_NE(record, nullptr) << "no record of " << kPlugin;
