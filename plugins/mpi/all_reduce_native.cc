@@ -1,7 +1,8 @@
 // mpi/all_reduce/native: every process ends with the reduction of all
 // inputs. Runs the point-to-point plans of p2p_schedule.h (recursive
-// doubling for small payloads, ring for large) or, with the option
-// `all_reduce: mpi`, MPI_Iallreduce for MPI libraries that offload it.
+// doubling for small payloads, ring for large; all_reduce_schedule picks)
+// or, with the option `all_reduce: mpi`, MPI_Iallreduce for MPI libraries
+// that offload it.
 #include "algorithms.h"
 #include "mpi_operation.h"
 #include "mpi_types.h"
@@ -40,7 +41,8 @@ class AllReduceNative final : public MpiAlgorithm {
   std::unique_ptr<sdk::Operation> create(sdk::TeamState* team,
                                          const strata_call_t& call) override {
     Comm& c = comm(team);
-    switch (schedule(call.desc->count * sdk::dtype_size(call.desc->dtype))) {
+    const uint64_t bytes = call.desc->count * sdk::dtype_size(call.desc->dtype);
+    switch (all_reduce_schedule(options(), bytes, c.size())) {
       case AllReduceSchedule::kMpi: return std::make_unique<IallreduceOp>(c, call);
       case AllReduceSchedule::kRing:
         return std::make_unique<ScheduleOperation>(c, call, ScheduleOperation::Kind::kRing,
@@ -52,15 +54,8 @@ class AllReduceNative final : public MpiAlgorithm {
   }
 
  private:
-  AllReduceSchedule schedule(uint64_t bytes) const {
-    const AllReduceSchedule s = options().all_reduce;
-    if (s != AllReduceSchedule::kAuto) return s;
-    return bytes >= options().ring_bytes ? AllReduceSchedule::kRing
-                                         : AllReduceSchedule::kRecursiveDoubling;
-  }
-
   double cost(const strata_call_desc_t&, double bytes, int p) const override {
-    switch (schedule(static_cast<uint64_t>(bytes))) {
+    switch (all_reduce_schedule(options(), static_cast<uint64_t>(bytes), p)) {
       case AllReduceSchedule::kRing: {
         const double block = bytes / p;
         return 2 * (p - 1) * message(block) + (p - 1) * reduced(block);

@@ -43,16 +43,29 @@ MpiOptions MpiOptions::from_host() {
                                  "' is not one of auto, mpi, recursive_doubling, ring");
     }
   }
-  if (auto v = sdk::Host::option("ring_bytes")) {
-    o.ring_bytes = static_cast<uint64_t>(sdk::parse_option_number(kPrefix + "ring_bytes", *v, true));
-  }
-  if (auto v = sdk::Host::option("ring_chunk_bytes")) {
-    o.ring_chunk_bytes =
-        *v == "0" ? 0
-                  : static_cast<uint64_t>(sdk::parse_option_number(kPrefix + "ring_chunk_bytes", *v, true));
-  }
+  // Sizes ("64KiB"); parse_option_number wants them positive, so the
+  // options where 0 switches something off take "0" first.
+  auto size_option = [](const std::string& name, bool zero_turns_off, uint64_t& into) {
+    const auto v = sdk::Host::option(name);
+    if (!v) return;
+    into = zero_turns_off && *v == "0"
+               ? 0
+               : static_cast<uint64_t>(sdk::parse_option_number(kPrefix + name, *v, true));
+  };
+  size_option("ring_bytes", false, o.ring_bytes);
+  size_option("eager_bytes", true, o.eager_bytes);
+  size_option("ring_chunk_bytes", true, o.ring_chunk_bytes);
   sdk::read_cost_model_options(kPrefix, &o.alpha, &o.beta, &o.gamma);
   return o;
+}
+
+AllReduceSchedule all_reduce_schedule(const MpiOptions& options, uint64_t bytes, int p) {
+  using S = AllReduceSchedule;
+  if (options.all_reduce != S::kAuto) return options.all_reduce;
+  if (bytes >= options.ring_bytes) return S::kRing;
+  const uint64_t half = bytes / 2 + bytes % 2;
+  if (p == 2 && bytes > options.eager_bytes && half <= options.eager_bytes) return S::kRing;
+  return S::kRecursiveDoubling;
 }
 
 MpiAlgorithm::MpiAlgorithm(strata_op_t op, std::string description, const MpiOptions& options)

@@ -174,8 +174,14 @@ TEST_F(MpiPlugin, BadOptionsRefuseThePluginNamingThem) {
   ASSERT_FALSE(rt.ok());
   EXPECT_NE(rt.status().message().find("STRATA_MPI_ALL_REDUCE: 'sideways'"), std::string::npos)
       << rt.status();
+  rt = load("strata: 1\nplugins: {options: {mpi: {eager_bytes: lots}}}\n");
+  ASSERT_FALSE(rt.ok());
+  EXPECT_NE(rt.status().message().find("plugins.options.mpi.eager_bytes"), std::string::npos)
+      << rt.status();
   EXPECT_TRUE(load("strata: 1\nplugins: {options: {mpi: {all_reduce: ring, ring_bytes: 1MiB}}}\n")
                   .ok());
+  EXPECT_TRUE(load("strata: 1\nplugins: {options: {mpi: {eager_bytes: 64KiB}}}\n").ok());
+  EXPECT_TRUE(load("strata: 1\nplugins: {options: {mpi: {eager_bytes: 0}}}\n").ok());
 }
 
 TEST_F(MpiPlugin, ResolverDeclinesOutsideAnMpiLaunch) {

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <vector>
 
+#include "mpi_algorithm.h"
 #include "p2p_schedule.h"
 #include "strata/sdk/host_kernels.h"
 
@@ -232,6 +233,30 @@ TEST(PlanShape, AChunkIsPostedEarlyOnlyWhenItDoesNotTouchTheReduction) {
                           steps);
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_FALSE(can_post_early(steps[1], steps[0], 4));
+}
+
+// 2 ranks, vader's default eager limit: a payload that just misses it goes
+// round the ring, whose 2 KiB halves travel eagerly, instead of one
+// recursive-doubling exchange that waits for a handshake. Larger teams keep
+// recursive doubling (the ring's extra steps cost more there).
+TEST(ScheduleChoice, PairsTakeTheRingWhereOnlyItsHalvesAreEager) {
+  using S = AllReduceSchedule;
+  const MpiOptions o;  // eager_bytes 4032, ring_bytes 64 KiB
+  EXPECT_EQ(all_reduce_schedule(o, 8, 2), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 4032, 2), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 4096, 2), S::kRing);
+  EXPECT_EQ(all_reduce_schedule(o, 8064, 2), S::kRing);
+  EXPECT_EQ(all_reduce_schedule(o, 8065, 2), S::kRecursiveDoubling);  // 4033-byte blocks
+  EXPECT_EQ(all_reduce_schedule(o, 4096, 3), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 4096, 4), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 64 * 1024, 2), S::kRing);
+  MpiOptions no_eager;
+  no_eager.eager_bytes = 0;  // the rule off: only ring_bytes decides
+  EXPECT_EQ(all_reduce_schedule(no_eager, 4096, 2), S::kRecursiveDoubling);
+  MpiOptions forced;
+  forced.all_reduce = S::kRecursiveDoubling;
+  EXPECT_EQ(all_reduce_schedule(forced, 4096, 2), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(forced, 1 << 20, 2), S::kRecursiveDoubling);
 }
 
 }  // namespace
