@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
-#include <cstring>
 
 namespace strata::tcp_store {
 namespace {
