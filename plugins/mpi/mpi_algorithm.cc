@@ -53,18 +53,24 @@ MpiOptions MpiOptions::from_host() {
                : static_cast<uint64_t>(sdk::parse_option_number(kPrefix + name, *v, true));
   };
   size_option("ring_bytes", false, o.ring_bytes);
-  size_option("eager_bytes", true, o.eager_bytes);
+  if (sdk::Host::option("eager_bytes")) {
+    uint64_t eager = 0;
+    size_option("eager_bytes", true, eager);
+    o.eager_bytes = eager;
+  }
   size_option("ring_chunk_bytes", true, o.ring_chunk_bytes);
   sdk::read_cost_model_options(kPrefix, &o.alpha, &o.beta, &o.gamma);
   return o;
 }
 
-AllReduceSchedule all_reduce_schedule(const MpiOptions& options, uint64_t bytes, int p) {
+AllReduceSchedule all_reduce_schedule(const MpiOptions& options, uint64_t bytes, int p,
+                                      uint64_t team_eager_bytes) {
   using S = AllReduceSchedule;
   if (options.all_reduce != S::kAuto) return options.all_reduce;
   if (bytes >= options.ring_bytes) return S::kRing;
+  const uint64_t eager = options.eager_bytes.value_or(team_eager_bytes);
   const uint64_t half = bytes / 2 + bytes % 2;
-  if (p == 2 && bytes > options.eager_bytes && half <= options.eager_bytes) return S::kRing;
+  if (p == 2 && bytes > eager && half <= eager) return S::kRing;
   return S::kRecursiveDoubling;
 }
 

@@ -28,11 +28,11 @@ enum class AllReduceSchedule {
 struct MpiOptions {
   AllReduceSchedule all_reduce = AllReduceSchedule::kAuto;
   uint64_t ring_bytes = 64 * 1024;  // auto: ring from this many bytes per process
-  // The largest message the transport sends eagerly, in one copy with no
+  // The largest payload the transport sends eagerly, in one copy with no
   // handshake; a larger one waits a round trip for the receiver (Open MPI's
-  // rendezvous). Open MPI's shared-memory transport (vader) sends up to 4 KiB
-  // including its headers, so 4032 bytes of payload by default.
-  uint64_t eager_bytes = 4032;
+  // rendezvous). Unset: the team's own (Comm::eager_bytes, read from Open
+  // MPI's shared-memory transport, 4096 - 64 by default); set, it wins.
+  std::optional<uint64_t> eager_bytes;
   // The ring's reduce-scatter can move blocks in chunks this big, the next
   // chunk posted while this one is reduced (0: whole blocks). Whole blocks
   // by default: over shared memory Open MPI copies a message in one
@@ -55,7 +55,10 @@ struct MpiOptions {
 // With 3 and 4 processes the ring's 2(p-1) steps lost to recursive
 // doubling's handshakes (4 KiB, 4 ranks: 88 us against 53), so the rule
 // stops at pairs.
-AllReduceSchedule all_reduce_schedule(const MpiOptions& options, uint64_t bytes, int p);
+// `team_eager_bytes` is the team's limit (Comm::eager_bytes, 0: unknown),
+// used unless the option sets one.
+AllReduceSchedule all_reduce_schedule(const MpiOptions& options, uint64_t bytes, int p,
+                                      uint64_t team_eager_bytes);
 
 class MpiAlgorithm : public sdk::Algorithm {
  public:

@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
 
 #include "mpi_runtime.h"
+#include "mpi_transport.h"
 #include "p2p_schedule.h"  // Step, complete for Comm::plan_
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
@@ -34,10 +38,13 @@ std::vector<Announcement> meet(const strata_team_desc_t& team, const Launcher& l
   Announcement self;
   self.host = host_name();
   self.pid = static_cast<long>(getpid());
-  if (launcher.present) {
+  {
     auto lock = MpiRuntime::instance().serialize();
-    MPI_Comm_rank(MPI_COMM_WORLD, &self.world_rank);
-    self.job = launcher.job;
+    self.shm_eager_limit = shared_memory_eager_limit();
+    if (launcher.present) {
+      MPI_Comm_rank(MPI_COMM_WORLD, &self.world_rank);
+      self.job = launcher.job;
+    }
   }
   return announce_all(team, self);
 }
@@ -61,8 +68,13 @@ std::shared_ptr<Comm> build(const strata_team_desc_t& team, const Launcher& laun
     }
   }
   if (one_world) {
-    return std::make_shared<Comm>(comm_from_world(team, peers), "a group of MPI_COMM_WORLD");
+    auto comm = std::make_shared<Comm>(comm_from_world(team, peers), "a group of MPI_COMM_WORLD");
+    comm->set_eager_bytes(team_eager_bytes(peers));
+    return comm;
   }
+  // Processes of different jobs talk over the network transports (Open
+  // MPI's shared-memory transport serves the processes of one job), whose
+  // limits are not read: their communicator gets no eager rule.
   if (ompi_server_uri().empty()) {
     throw sdk::NotSupported(
         "the team's processes are not one MPI world (not started by one mpirun: " +
@@ -80,7 +92,7 @@ std::shared_ptr<Comm> build(const strata_team_desc_t& team, const Launcher& laun
 
 std::string Announcement::encode() const {
   std::ostringstream out;
-  out << world_rank << '\n' << job << '\n' << host << '\n' << pid;
+  out << world_rank << '\n' << job << '\n' << host << '\n' << pid << '\n' << shm_eager_limit;
   return out.str();
 }
 
@@ -92,7 +104,17 @@ Announcement Announcement::decode(const std::string& text) {
   std::getline(in, a.job);
   std::getline(in, a.host);
   if (std::getline(in, line)) a.pid = std::atol(line.c_str());
+  if (std::getline(in, line)) a.shm_eager_limit = std::strtoull(line.c_str(), nullptr, 10);
   return a;
+}
+
+uint64_t team_eager_bytes(const std::vector<Announcement>& peers) {
+  uint64_t limit = UINT64_MAX;
+  for (const Announcement& a : peers) {
+    if (a.host != peers.front().host || a.shm_eager_limit <= kEagerHeaderBytes) return 0;
+    limit = std::min(limit, a.shm_eager_limit);
+  }
+  return peers.empty() ? 0 : limit - kEagerHeaderBytes;
 }
 
 std::vector<Announcement> announce_all(const strata_team_desc_t& team,

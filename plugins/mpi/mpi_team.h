@@ -51,6 +51,11 @@ class Comm {
   // The current call's all_reduce plan (p2p_schedule.h), kept for its capacity.
   std::vector<Step>& plan() { return plan_; }
 
+  // The largest payload every link of the team sends eagerly (0: unknown),
+  // the same on every rank: team_eager_bytes() of the announcements.
+  uint64_t eager_bytes() const { return eager_bytes_; }
+  void set_eager_bytes(uint64_t bytes) { eager_bytes_ = bytes; }
+
  private:
   MPI_Comm handle_;
   int rank_ = 0;
@@ -61,6 +66,7 @@ class Comm {
   std::unique_ptr<std::byte[]> scratch_;
   size_t scratch_bytes_ = 0;
   std::vector<Step> plan_;
+  uint64_t eager_bytes_ = 0;
 };
 
 class MpiTeam final : public sdk::TeamState {
@@ -86,10 +92,18 @@ struct Announcement {
   std::string job;
   std::string host;
   long pid = 0;
+  uint64_t shm_eager_limit = 0;  // shared_memory_eager_limit(), 0 when unknown
 
   std::string encode() const;
   static Announcement decode(const std::string& text);
 };
+
+// The payload every pair of the team sends eagerly, decided alike on every
+// rank from the same announcements: on one host, the smallest announced
+// shared-memory limit less its headers; across hosts, or when a process
+// could not read its limit, 0 (the network transports' limits are not read,
+// and the plans then take no eager rule).
+uint64_t team_eager_bytes(const std::vector<Announcement>& peers);
 
 // Publishes `self` in the team store and waits until every process of the
 // team did, until team.deadline_ns. The error names every missing rank.

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "mpi_algorithm.h"
+#include "mpi_team.h"
+#include "mpi_transport.h"
 #include "p2p_schedule.h"
 #include "strata/sdk/host_kernels.h"
 
@@ -235,28 +237,68 @@ TEST(PlanShape, AChunkIsPostedEarlyOnlyWhenItDoesNotTouchTheReduction) {
   EXPECT_FALSE(can_post_early(steps[1], steps[0], 4));
 }
 
-// 2 ranks, vader's default eager limit: a payload that just misses it goes
-// round the ring, whose 2 KiB halves travel eagerly, instead of one
-// recursive-doubling exchange that waits for a handshake. Larger teams keep
-// recursive doubling (the ring's extra steps cost more there).
+// 2 ranks, vader's default eager limit (the team's 4096 - 64): a payload
+// that just misses it goes round the ring, whose 2 KiB halves travel
+// eagerly, instead of one recursive-doubling exchange that waits for a
+// handshake. Larger teams keep recursive doubling (the ring's extra steps
+// cost more there).
 TEST(ScheduleChoice, PairsTakeTheRingWhereOnlyItsHalvesAreEager) {
   using S = AllReduceSchedule;
-  const MpiOptions o;  // eager_bytes 4032, ring_bytes 64 KiB
-  EXPECT_EQ(all_reduce_schedule(o, 8, 2), S::kRecursiveDoubling);
-  EXPECT_EQ(all_reduce_schedule(o, 4032, 2), S::kRecursiveDoubling);
-  EXPECT_EQ(all_reduce_schedule(o, 4096, 2), S::kRing);
-  EXPECT_EQ(all_reduce_schedule(o, 8064, 2), S::kRing);
-  EXPECT_EQ(all_reduce_schedule(o, 8065, 2), S::kRecursiveDoubling);  // 4033-byte blocks
-  EXPECT_EQ(all_reduce_schedule(o, 4096, 3), S::kRecursiveDoubling);
-  EXPECT_EQ(all_reduce_schedule(o, 4096, 4), S::kRecursiveDoubling);
-  EXPECT_EQ(all_reduce_schedule(o, 64 * 1024, 2), S::kRing);
+  const MpiOptions o;  // eager_bytes unset: the team's; ring_bytes 64 KiB
+  const uint64_t team = 4032;
+  EXPECT_EQ(all_reduce_schedule(o, 8, 2, team), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 4032, 2, team), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 4096, 2, team), S::kRing);
+  EXPECT_EQ(all_reduce_schedule(o, 8064, 2, team), S::kRing);
+  EXPECT_EQ(all_reduce_schedule(o, 8065, 2, team), S::kRecursiveDoubling);  // 4033-byte blocks
+  EXPECT_EQ(all_reduce_schedule(o, 4096, 3, team), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 4096, 4, team), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 64 * 1024, 2, team), S::kRing);
+  // A team whose limit is unknown (across hosts, other MPIs) has no rule.
+  EXPECT_EQ(all_reduce_schedule(o, 4096, 2, 0), S::kRecursiveDoubling);
+  // A raised limit moves the band: 8 KiB is eager, 16 KiB's halves are.
+  EXPECT_EQ(all_reduce_schedule(o, 8192, 2, 16320), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 16384, 2, 16320), S::kRing);
   MpiOptions no_eager;
-  no_eager.eager_bytes = 0;  // the rule off: only ring_bytes decides
-  EXPECT_EQ(all_reduce_schedule(no_eager, 4096, 2), S::kRecursiveDoubling);
+  no_eager.eager_bytes = 0;  // the option wins: the rule off, only ring_bytes decides
+  EXPECT_EQ(all_reduce_schedule(no_eager, 4096, 2, team), S::kRecursiveDoubling);
+  MpiOptions set;
+  set.eager_bytes = 8000;  // the option wins over the team's limit
+  EXPECT_EQ(all_reduce_schedule(set, 4096, 2, team), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(set, 8192, 2, team), S::kRing);
   MpiOptions forced;
   forced.all_reduce = S::kRecursiveDoubling;
-  EXPECT_EQ(all_reduce_schedule(forced, 4096, 2), S::kRecursiveDoubling);
-  EXPECT_EQ(all_reduce_schedule(forced, 1 << 20, 2), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(forced, 4096, 2, team), S::kRecursiveDoubling);
+  EXPECT_EQ(all_reduce_schedule(forced, 1 << 20, 2, team), S::kRecursiveDoubling);
+}
+
+// Every rank decides the team's limit from the same announcements.
+TEST(TeamEagerBytes, OneHostTakesTheSmallestLimitLessHeadersOtherwiseNone) {
+  auto at = [](const char* host, uint64_t limit) {
+    Announcement a;
+    a.host = host;
+    a.shm_eager_limit = limit;
+    return a;
+  };
+  EXPECT_EQ(team_eager_bytes({at("a", 4096), at("a", 4096)}), 4096 - kEagerHeaderBytes);
+  EXPECT_EQ(team_eager_bytes({at("a", 4096), at("a", 8192), at("a", 16384)}),
+            4096 - kEagerHeaderBytes);
+  EXPECT_EQ(team_eager_bytes({at("a", 4096), at("b", 4096)}), 0u);  // a network between
+  EXPECT_EQ(team_eager_bytes({at("a", 4096), at("a", 0)}), 0u);     // one could not read it
+  EXPECT_EQ(team_eager_bytes({}), 0u);
+}
+
+// The announcement carries the limit to the peers, and an older peer's
+// (four lines, no limit) reads as unknown.
+TEST(TeamEagerBytes, AnnouncementsCarryTheLimit) {
+  Announcement a;
+  a.world_rank = 3;
+  a.job = "job";
+  a.host = "host";
+  a.pid = 42;
+  a.shm_eager_limit = 4096;
+  EXPECT_EQ(Announcement::decode(a.encode()).shm_eager_limit, 4096u);
+  EXPECT_EQ(Announcement::decode("3\njob\nhost\n42").shm_eager_limit, 0u);
 }
 
 }  // namespace
