@@ -1,6 +1,7 @@
 // mpi/all_reduce/native: every process ends with the reduction of all
 // inputs. Runs the point-to-point plans of p2p_schedule.h (recursive
-// doubling for small payloads, ring for large; all_reduce_schedule picks)
+// doubling for small payloads, ring or halving-doubling for large;
+// all_reduce_schedule picks)
 // or, with the option `all_reduce: mpi`, MPI_Iallreduce for MPI libraries
 // that offload it.
 #include "algorithms.h"
@@ -47,6 +48,9 @@ class AllReduceNative final : public MpiAlgorithm {
       case AllReduceSchedule::kRing:
         return std::make_unique<ScheduleOperation>(c, call, ScheduleOperation::Kind::kRing,
                                                    options().ring_chunk_bytes);
+      case AllReduceSchedule::kHalvingDoubling:
+        return std::make_unique<ScheduleOperation>(
+            c, call, ScheduleOperation::Kind::kHalvingDoubling, 0);
       default:
         return std::make_unique<ScheduleOperation>(
             c, call, ScheduleOperation::Kind::kRecursiveDoubling, 0);
@@ -61,6 +65,16 @@ class AllReduceNative final : public MpiAlgorithm {
       case AllReduceSchedule::kRing: {
         const double block = bytes / p;
         return 2 * (p - 1) * message(block) + (p - 1) * reduced(block);
+      }
+      case AllReduceSchedule::kHalvingDoubling: {
+        // Among the largest power of two: log2 of it halvings and doublings
+        // moving the ring's bytes; the others folded in and out whole.
+        const int steps = log2_ceil(p + 1) - 1;  // floor(log2 p)
+        const double pof2 = static_cast<double>(1 << steps);
+        const int fold = (p & (p - 1)) != 0 ? 2 : 0;
+        const double share = bytes * (pof2 - 1) / pof2;
+        return 2 * steps * options().alpha + 2 * share * options().beta + reduced(share) +
+               fold * message(bytes) + (fold / 2) * reduced(bytes);
       }
       case AllReduceSchedule::kMpi:  // libnbc: reduce to a root, broadcast back
         return 2 * log2_ceil(p) * message(bytes) + log2_ceil(p) * reduced(bytes);

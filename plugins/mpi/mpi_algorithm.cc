@@ -38,9 +38,11 @@ MpiOptions MpiOptions::from_host() {
     else if (*schedule == "mpi") o.all_reduce = S::kMpi;
     else if (*schedule == "recursive_doubling") o.all_reduce = S::kRecursiveDoubling;
     else if (*schedule == "ring") o.all_reduce = S::kRing;
+    else if (*schedule == "halving_doubling") o.all_reduce = S::kHalvingDoubling;
     else {
-      throw sdk::InvalidArgument(where + ": '" + *schedule +
-                                 "' is not one of auto, mpi, recursive_doubling, ring");
+      throw sdk::InvalidArgument(
+          where + ": '" + *schedule +
+          "' is not one of auto, mpi, recursive_doubling, ring, halving_doubling");
     }
   }
   // Sizes ("64KiB"); parse_option_number wants them positive, so the
@@ -53,6 +55,7 @@ MpiOptions MpiOptions::from_host() {
                : static_cast<uint64_t>(sdk::parse_option_number(kPrefix + name, *v, true));
   };
   size_option("ring_bytes", false, o.ring_bytes);
+  size_option("halving_doubling_bytes", true, o.halving_doubling_bytes);
   if (sdk::Host::option("eager_bytes")) {
     uint64_t eager = 0;
     size_option("eager_bytes", true, eager);
@@ -67,7 +70,13 @@ AllReduceSchedule all_reduce_schedule(const MpiOptions& options, uint64_t bytes,
                                       uint64_t team_eager_bytes) {
   using S = AllReduceSchedule;
   if (options.all_reduce != S::kAuto) return options.all_reduce;
-  if (bytes >= options.ring_bytes) return S::kRing;
+  if (bytes >= options.ring_bytes) {
+    const bool power_of_two = (p & (p - 1)) == 0;
+    if (p > 2 && power_of_two && bytes < options.halving_doubling_bytes) {
+      return S::kHalvingDoubling;
+    }
+    return S::kRing;
+  }
   const uint64_t eager = options.eager_bytes.value_or(team_eager_bytes);
   const uint64_t half = bytes / 2 + bytes % 2;
   if (p == 2 && bytes > eager && half <= eager) return S::kRing;

@@ -21,6 +21,7 @@ enum class AllReduceSchedule {
   kMpi,                // MPI_Iallreduce: for MPIs that offload it (HCOLL, UCC)
   kRecursiveDoubling,  // always
   kRing,               // always
+  kHalvingDoubling,    // always
 };
 
 // The plugin's options (`plugins: {options: {mpi: {...}}}`), read once at
@@ -28,6 +29,11 @@ enum class AllReduceSchedule {
 struct MpiOptions {
   AllReduceSchedule all_reduce = AllReduceSchedule::kAuto;
   uint64_t ring_bytes = 64 * 1024;  // auto: ring from this many bytes per process
+  // auto: on teams of 4, 8, 16... processes, halving-doubling instead of the
+  // ring from ring_bytes up to this (0: never). Its 2 log2(p) steps beat the
+  // ring's 2(p-1) where a step costs more than its bytes; from 2 MiB the
+  // ring's neighbour-only traffic won (4 ranks, docs/PERFORMANCE.md).
+  uint64_t halving_doubling_bytes = 2 * 1024 * 1024;
   // The largest payload the transport sends eagerly, in one copy with no
   // handshake; a larger one waits a round trip for the receiver (Open MPI's
   // rendezvous). Unset: the team's own (Comm::eager_bytes, read from Open
@@ -54,7 +60,8 @@ struct MpiOptions {
 // recursive doubling, 3.2 us by the ring, Open MPI's MPI_Allreduce 2.6 us).
 // With 3 and 4 processes the ring's 2(p-1) steps lost to recursive
 // doubling's handshakes (4 KiB, 4 ranks: 88 us against 53), so the rule
-// stops at pairs.
+// stops at pairs. From ring_bytes, teams of a power of two above 2 take
+// halving-doubling below halving_doubling_bytes.
 // `team_eager_bytes` is the team's limit (Comm::eager_bytes, 0: unknown),
 // used unless the option sets one.
 AllReduceSchedule all_reduce_schedule(const MpiOptions& options, uint64_t bytes, int p,

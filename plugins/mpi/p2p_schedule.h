@@ -1,6 +1,7 @@
 // all_reduce as a plan of non-blocking point-to-point steps, advanced by
 // test(): recursive doubling for small payloads, ring (reduce-scatter then
-// all-gather) for large ones.
+// all-gather) or halving-doubling for large ones. The plans are in
+// p2p_plans.cc, the operation that runs them in p2p_schedule.cc.
 //
 // Why not MPI_Iallreduce: in Open MPI 4 it runs on libnbc, which builds a
 // schedule per call and, for two processes, reduces to one rank and
@@ -64,6 +65,12 @@ void plan_recursive_doubling(const PlanInput& in, std::vector<Step>& steps);
 // rank receives it, so results are bitwise equal everywhere. Scratch: two
 // chunks when a block has several (they alternate), else one block.
 void plan_ring(const PlanInput& in, std::vector<Step>& steps);
+// Rabenseifner's: reduce-scatter by recursive halving, then all-gather by
+// recursive doubling, among the largest power of two of ranks (the others
+// folded in as in recursive doubling). The ring's bytes in 2 log2(p) steps
+// instead of 2(p-1): fewer waits for a peer where ranks share cores or a
+// message costs more than its bytes. Scratch: the whole buffer.
+void plan_halving_doubling(const PlanInput& in, std::vector<Step>& steps);
 uint64_t ring_block_elements(uint64_t count, int size);
 uint64_t ring_scratch_bytes(uint64_t count, size_t elem, int size, uint64_t chunk_elements);
 
@@ -74,7 +81,7 @@ bool can_post_early(const Step& next, const Step& current, size_t elem);
 
 class ScheduleOperation final : public MpiOperation {
  public:
-  enum class Kind { kRecursiveDoubling, kRing };
+  enum class Kind { kRecursiveDoubling, kRing, kHalvingDoubling };
   // `chunk_bytes`: the ring's chunk (MpiOptions::ring_chunk_bytes).
   ScheduleOperation(Comm& comm, const strata_call_t& call, Kind kind, uint64_t chunk_bytes);
 

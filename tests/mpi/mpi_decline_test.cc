@@ -182,6 +182,13 @@ TEST_F(MpiPlugin, BadOptionsRefuseThePluginNamingThem) {
                   .ok());
   EXPECT_TRUE(load("strata: 1\nplugins: {options: {mpi: {eager_bytes: 64KiB}}}\n").ok());
   EXPECT_TRUE(load("strata: 1\nplugins: {options: {mpi: {eager_bytes: 0}}}\n").ok());
+  rt = load("strata: 1\nplugins: {options: {mpi: {halving_doubling_bytes: -1}}}\n");
+  ASSERT_FALSE(rt.ok());
+  EXPECT_NE(rt.status().message().find("plugins.options.mpi.halving_doubling_bytes"),
+            std::string::npos) << rt.status();
+  EXPECT_TRUE(
+      load("strata: 1\nplugins: {options: {mpi: {all_reduce: halving_doubling}}}\n").ok());
+  EXPECT_TRUE(load("strata: 1\nplugins: {options: {mpi: {halving_doubling_bytes: 0}}}\n").ok());
 }
 
 TEST_F(MpiPlugin, ResolverDeclinesOutsideAnMpiLaunch) {

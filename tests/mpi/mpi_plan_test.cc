@@ -126,9 +126,20 @@ int32_t reference(strata_redop_t op, const std::vector<int32_t>& column) {
   return static_cast<int32_t>(acc);
 }
 
-void check_plan(bool ring, uint64_t chunk, int p, uint64_t count, strata_redop_t op,
+using Kind = ScheduleOperation::Kind;
+
+std::string kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::kRing: return "Ring";
+    case Kind::kHalvingDoubling: return "HalvingDoubling";
+    default: return "RecursiveDoubling";
+  }
+}
+
+void check_plan(Kind kind, uint64_t chunk, int p, uint64_t count, strata_redop_t op,
                 bool in_place) {
-  SCOPED_TRACE((ring ? "ring, chunk " + std::to_string(chunk) : "recursive doubling") +
+  const bool ring = kind == Kind::kRing;
+  SCOPED_TRACE(kind_name(kind) + ", chunk " + std::to_string(chunk) +
                std::string(" p=") + std::to_string(p) +
                " count=" + std::to_string(count) + " op=" + std::to_string(op) +
                (in_place ? " in place" : " out of place"));
@@ -146,6 +157,7 @@ void check_plan(bool ring, uint64_t chunk, int p, uint64_t count, strata_redop_t
                    .out = in_place ? me.in.data() : me.out.data(), .tmp = me.tmp.data(),
                    .count = count, .elem = 4, .op = op, .chunk_elements = chunk};
     if (ring) plan_ring(plan, me.steps);
+    else if (kind == Kind::kHalvingDoubling) plan_halving_doubling(plan, me.steps);
     else plan_recursive_doubling(plan, me.steps);
   }
   std::vector<std::vector<int32_t>> inputs;
@@ -164,32 +176,55 @@ void check_plan(bool ring, uint64_t chunk, int p, uint64_t count, strata_redop_t
   }
 }
 
-// (ring?, chunk elements): recursive doubling, the ring whole, the ring in
+// (plan, chunk elements): recursive doubling, the ring whole, the ring in
 // chunks of 3 (blocks of 1000/p elements end in a short chunk, and
-// neighbouring blocks may have different chunk counts).
-class PlanTest : public ::testing::TestWithParam<std::pair<bool, uint64_t>> {};
+// neighbouring blocks may have different chunk counts), halving-doubling
+// (folded teams of 3, 5, 6, 7, 9; blocks empty where count < p).
+class PlanTest : public ::testing::TestWithParam<std::pair<Kind, uint64_t>> {};
 
 TEST_P(PlanTest, EveryTeamSizeCountAndOperator) {
-  const auto [ring, chunk] = GetParam();
+  const auto [kind, chunk] = GetParam();
   for (int p = 2; p <= 9; ++p) {
     for (const uint64_t count : {uint64_t{1}, uint64_t(p - 1), uint64_t(p), uint64_t(2 * p + 1),
                                  uint64_t(3 * p + 1), uint64_t{1000}}) {
       for (strata_redop_t op = 0; op < STRATA_REDOP_COUNT; ++op) {
-        for (const bool in_place : {false, true}) check_plan(ring, chunk, p, count, op, in_place);
+        for (const bool in_place : {false, true}) check_plan(kind, chunk, p, count, op, in_place);
       }
     }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedules, PlanTest,
-                         ::testing::Values(std::pair<bool, uint64_t>{false, 0},
-                                           std::pair<bool, uint64_t>{true, 0},
-                                           std::pair<bool, uint64_t>{true, 3}),
+                         ::testing::Values(std::pair{Kind::kRecursiveDoubling, uint64_t{0}},
+                                           std::pair{Kind::kRing, uint64_t{0}},
+                                           std::pair{Kind::kRing, uint64_t{3}},
+                                           std::pair{Kind::kHalvingDoubling, uint64_t{0}}),
                          [](const auto& param_info) {
-                           if (!param_info.param.first) return std::string("RecursiveDoubling");
-                           return param_info.param.second == 0 ? std::string("Ring")
-                                                               : std::string("RingInChunks");
+                           return kind_name(param_info.param.first) +
+                                  (param_info.param.second == 0 ? "" : "InChunks");
                          });
+
+// Four ranks: two halvings and two doublings, each moving half of what the
+// step before did, nearest partner first; the ring takes six steps for the
+// same bytes.
+TEST(PlanShape, FourRanksHalvingDoublingIsFourStepsOfShrinkingThenGrowingHalves) {
+  std::vector<int32_t> in(8, 1), tmp(8, 0);
+  std::vector<Step> steps;
+  plan_halving_doubling({.rank = 1, .size = 4, .in = in.data(), .out = in.data(),
+                         .tmp = tmp.data(), .count = 8, .elem = 4, .op = STRATA_MEAN}, steps);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0].send_to, 0);
+  EXPECT_EQ(steps[0].send_bytes, 16);
+  EXPECT_EQ(steps[0].op, STRATA_SUM);  // a partial sum: MEAN divides once, at the end
+  EXPECT_EQ(steps[1].send_to, 3);
+  EXPECT_EQ(steps[1].send_bytes, 8);
+  EXPECT_EQ(steps[1].op, STRATA_MEAN);  // the last halving finishes this rank's block
+  EXPECT_EQ(steps[2].send_to, 3);
+  EXPECT_EQ(steps[2].send_bytes, 8);
+  EXPECT_EQ(steps[2].dst, nullptr);  // all-gather steps only move bytes
+  EXPECT_EQ(steps[3].send_to, 0);
+  EXPECT_EQ(steps[3].send_bytes, 16);
+}
 
 TEST(PlanShape, TwoRanksRecursiveDoublingIsOneExchange) {
   int32_t in = 1, out = 0, tmp = 0;
@@ -266,6 +301,16 @@ TEST(ScheduleChoice, PairsTakeTheRingWhereOnlyItsHalvesAreEager) {
   set.eager_bytes = 8000;  // the option wins over the team's limit
   EXPECT_EQ(all_reduce_schedule(set, 4096, 2, team), S::kRecursiveDoubling);
   EXPECT_EQ(all_reduce_schedule(set, 8192, 2, team), S::kRing);
+  // Teams of 4, 8, ...: halving-doubling from ring_bytes to 2 MiB, then the
+  // ring; other sizes the ring (folding costs whole buffers).
+  EXPECT_EQ(all_reduce_schedule(o, 64 * 1024, 4, team), S::kHalvingDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, (2 << 20) - 4, 8, team), S::kHalvingDoubling);
+  EXPECT_EQ(all_reduce_schedule(o, 2 << 20, 4, team), S::kRing);
+  EXPECT_EQ(all_reduce_schedule(o, 1 << 20, 3, team), S::kRing);
+  EXPECT_EQ(all_reduce_schedule(o, 1 << 20, 6, team), S::kRing);
+  MpiOptions no_hd;
+  no_hd.halving_doubling_bytes = 0;
+  EXPECT_EQ(all_reduce_schedule(no_hd, 1 << 20, 4, team), S::kRing);
   MpiOptions forced;
   forced.all_reduce = S::kRecursiveDoubling;
   EXPECT_EQ(all_reduce_schedule(forced, 4096, 2, team), S::kRecursiveDoubling);
