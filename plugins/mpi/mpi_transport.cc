@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <cstring>
 #include <string>
 
 namespace strata::mpi {
@@ -29,16 +30,19 @@ std::optional<uint64_t> read_index(int index) {
   }
   std::optional<uint64_t> value;
   // Wide enough for any one integer; MPI_T writes `count` elements of `type`.
-  alignas(8) unsigned char buffer[16] = {};
+  unsigned char buffer[16] = {};
+  auto as = [&buffer]<typename T>(T) {
+    T v;
+    std::memcpy(&v, buffer, sizeof v);
+    return static_cast<uint64_t>(v);
+  };
   if (count == 1 && MPI_T_cvar_read(handle, buffer) == MPI_SUCCESS) {
-    if (type == MPI_INT) value = static_cast<uint64_t>(*reinterpret_cast<int*>(buffer));
-    if (type == MPI_UNSIGNED) value = *reinterpret_cast<unsigned*>(buffer);
-    if (type == MPI_LONG) value = static_cast<uint64_t>(*reinterpret_cast<long*>(buffer));
-    if (type == MPI_UNSIGNED_LONG) value = *reinterpret_cast<unsigned long*>(buffer);
-    if (type == MPI_UNSIGNED_LONG_LONG) value = *reinterpret_cast<unsigned long long*>(buffer);
-    if (type == MPI_LONG_LONG) {
-      value = static_cast<uint64_t>(*reinterpret_cast<long long*>(buffer));
-    }
+    if (type == MPI_INT) value = as(int{});
+    if (type == MPI_UNSIGNED) value = as(unsigned{});
+    if (type == MPI_LONG) value = as(long{});
+    if (type == MPI_UNSIGNED_LONG) value = as(0ul);
+    if (type == MPI_LONG_LONG) value = as(0ll);
+    if (type == MPI_UNSIGNED_LONG_LONG) value = as(0ull);
   }
   MPI_T_cvar_handle_free(&handle);
   return value;
