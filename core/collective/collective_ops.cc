@@ -80,14 +80,16 @@ strata_call_desc_t CollectiveOps::describe(CollectiveKind kind, DType dtype, uin
 
 StatusOr<const AlgorithmEntry*> CollectiveOps::select(const strata_call_desc_t& desc,
                                                       const std::string& forced, bool* fresh) {
-  const SelectionKey key{desc.op, desc.dtype, desc.redop, desc.count, desc.root, desc.in_place,
-                         forced};
+  const SelectionQuery query{desc.op,   desc.dtype,    desc.redop, desc.count,
+                             desc.root, desc.in_place, forced};
   *fresh = false;
-  if (const AlgorithmEntry* hit = team_->cached_selection(key)) return hit;
-  if (composed_shapes_.count(key) != 0) {
+  if (const AlgorithmEntry* hit = team_->cached_selection(query)) return hit;
+  if (composed_shapes_.count(query) != 0) {
     return NotSupportedError("no single algorithm covers this team; composed");
   }
   *fresh = true;
+  const SelectionKey key{desc.op,   desc.dtype,    desc.redop, desc.count,
+                         desc.root, desc.in_place, forced};
   auto sel = selector_.select(desc, forced);
   if (!sel.ok()) {
     if (sel.status().code() == Code::kNotSupported && forced.empty()) {

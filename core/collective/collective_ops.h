@@ -105,7 +105,7 @@ class CollectiveOps {
   Selector selector_;
   PackScratch scratch_;
   std::unique_ptr<ComposedCollective> composed_;  // built on the first composed call
-  std::set<SelectionKey> composed_shapes_;
+  std::set<SelectionKey, std::less<>> composed_shapes_;
   friend class PackRunner;
 };
 

@@ -102,8 +102,8 @@ std::string Team::describe_process(int process_rank) const {
   return "rank " + std::to_string(process_rank);
 }
 
-const AlgorithmEntry* Team::cached_selection(const SelectionKey& key) const {
-  auto it = selections_.find(key);
+const AlgorithmEntry* Team::cached_selection(const SelectionQuery& query) const {
+  auto it = selections_.find(query);
   return it == selections_.end() ? nullptr : it->second;
 }
 

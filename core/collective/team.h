@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -46,6 +47,11 @@ struct TeamSpec {
 using SelectionKey = std::tuple<int32_t /*op*/, int32_t /*dtype*/, int32_t /*redop*/,
                                 uint64_t /*count*/, int32_t /*root*/, uint32_t /*in_place*/,
                                 std::string /*forced algorithm*/>;
+// The same key for a lookup, borrowing the forced algorithm's name: a call
+// that forces an algorithm by a name longer than the small-string buffer
+// would otherwise allocate on every call just to ask the cache.
+using SelectionQuery = std::tuple<int32_t, int32_t, int32_t, uint64_t, int32_t, uint32_t,
+                                  std::string_view>;
 
 class Team {
  public:
@@ -82,7 +88,7 @@ class Team {
   const Status& broken() const { return broken_; }
   void mark_broken(const Status& cause) { if (broken_.ok()) broken_ = cause; }
 
-  const AlgorithmEntry* cached_selection(const SelectionKey& key) const;
+  const AlgorithmEntry* cached_selection(const SelectionQuery& query) const;
   void cache_selection(const SelectionKey& key, const AlgorithmEntry* algo);
 
   // "plugin=x algo=y op=all_reduce rank=0/1 seq=12": the context that every
@@ -102,7 +108,7 @@ class Team {
   std::unique_ptr<PrefixStore> store_;
   strata_team_desc_t desc_{};
   std::map<const AlgorithmEntry*, void*> states_;
-  std::map<SelectionKey, const AlgorithmEntry*> selections_;
+  std::map<SelectionKey, const AlgorithmEntry*, std::less<>> selections_;
   uint64_t sequence_ = 0;
   Status broken_;
 };

@@ -6,17 +6,24 @@
 #include "strata/sdk/host.h"
 
 namespace strata::sdk {
+
+// What core holds for one call is the Operation itself, which carries the
+// services of the Runtime that created it.
+struct OperationHandle {
+  static Operation* of(void* op) { return static_cast<Operation*>(op); }
+  static const strata_host_services_t* services(void* op) { return of(op)->host_services_; }
+  static void* bind(std::unique_ptr<Operation> op, const strata_host_services_t* services) {
+    op->host_services_ = services;
+    return op.release();
+  }
+};
+
 namespace {
 
-Algorithm* self(void* user_data) { return static_cast<Algorithm*>(user_data); }
+Operation* handle(void* op) { return OperationHandle::of(op); }
+const strata_host_services_t* services_of(void* op) { return OperationHandle::services(op); }
 
-// What core holds for one call: the operation plus the services of the
-// Runtime that created it, made current around every call into it.
-struct OpHandle {
-  const strata_host_services_t* services;
-  std::unique_ptr<Operation> op;
-};
-OpHandle* handle(void* op) { return static_cast<OpHandle*>(op); }
+Algorithm* self(void* user_data) { return static_cast<Algorithm*>(user_data); }
 
 strata_status_t abi_supports(void* ud, const strata_call_desc_t* call, strata_message_t msg) {
   HostScope scope(self(ud)->host_services());
@@ -62,36 +69,36 @@ strata_status_t abi_create(void* ud, void* team, const strata_call_t* call, void
     if (created == nullptr) {
       throw Error(STRATA_INTERNAL, "Algorithm::create returned no operation (nullptr)");
     }
-    *op = new OpHandle{self(ud)->host_services(), std::move(created)};
+    *op = OperationHandle::bind(std::move(created), self(ud)->host_services());
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_post(void* op, strata_message_t msg) {
-  HostScope scope(handle(op)->services);
+  HostScope scope(services_of(op));
   return guard(msg, [&] {
-    handle(op)->op->post();
+    handle(op)->post();
     return STRATA_OK;
   });
 }
 
 strata_status_t abi_test(void* op, strata_message_t msg) {
-  HostScope scope(handle(op)->services);
-  return guard(msg, [&] { return handle(op)->op->test() ? STRATA_OK : STRATA_IN_PROGRESS; });
+  HostScope scope(services_of(op));
+  return guard(msg, [&] { return handle(op)->test() ? STRATA_OK : STRATA_IN_PROGRESS; });
 }
 
 strata_status_t abi_wait(void* op, int64_t timeout_ns, strata_message_t msg) {
-  HostScope scope(handle(op)->services);
+  HostScope scope(services_of(op));
   return guard(msg, [&] {
-    return handle(op)->op->wait(std::chrono::nanoseconds(timeout_ns)) ? STRATA_OK
-                                                                       : STRATA_IN_PROGRESS;
+    return handle(op)->wait(std::chrono::nanoseconds(timeout_ns)) ? STRATA_OK
+                                                                   : STRATA_IN_PROGRESS;
   });
 }
 
 void abi_abort_op(void* op) {
-  HostScope scope(handle(op)->services);
+  HostScope scope(services_of(op));
   try {
-    handle(op)->op->abort();
+    handle(op)->abort();
   } catch (const std::exception& e) {
     Host::log(STRATA_LOG_WARNING, std::string("abort failed: ") + e.what());
   } catch (...) {
@@ -100,7 +107,7 @@ void abi_abort_op(void* op) {
 }
 
 void abi_destroy(void* op) {
-  HostScope scope(handle(op)->services);
+  HostScope scope(services_of(op));
   delete handle(op);
 }
 

@@ -9,12 +9,19 @@
 // ratios (each round times both sides back to back, in alternating order),
 // the steadier figure on a VM whose speed drifts between rounds.
 //
+// --cpu adds each side's processor time per call (user and system, mean
+// over ranks and rounds, from getrusage). With more ranks than cores the
+// wall time measures how the scheduler shares the cores, and every rank
+// spins in MPI while it waits: processor time then says which side burns
+// more of it, and in the library or in the kernel (sched_yield).
+//
 //   mpirun -np 2 build/bin/strata-mpi-bench [-b 8B] [-e 64MiB] [--out-of-place]
-//                                           [--csv FILE] [--config FILE]
+//                                           [--csv FILE] [--config FILE] [--cpu]
 //
 // It links MPI itself (core never does), so it initialises MPI first and
 // the plugin, finding MPI initialised, leaves init and finalize to it.
 #include <mpi.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -41,7 +48,20 @@ struct Options {
   std::string csv;
   std::string config;  // plugin options (plugins.options.mpi.*) to try
   bool in_place = true;
+  bool cpu = false;
 };
+
+// One timed loop: the slowest rank's wall time per call, and the ranks'
+// mean processor time per call.
+struct LoopCost {
+  double seconds = 0;
+  double user_us = 0;
+  double system_us = 0;
+};
+
+double micros(const timeval& t) {
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec);
+}
 
 int iterations_for(uint64_t bytes) {
   // ~256 MiB moved per round and side (~50 ms from 1 MiB up on the
@@ -50,21 +70,30 @@ int iterations_for(uint64_t bytes) {
   return static_cast<int>(std::clamp<uint64_t>(n, 4, 20000));
 }
 
-double max_over_ranks(double seconds) {
-  double worst = 0;
-  MPI_Allreduce(&seconds, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return worst;
-}
-
 template <class Body>
-double time_loop(int iterations, Body&& body) {
+LoopCost time_loop(int iterations, Body&& body) {
   // Warm caches, page in buffers and settle both sides before timing.
   for (int i = 0; i < std::min(iterations, 50); ++i) body();
   MPI_Barrier(MPI_COMM_WORLD);
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < iterations; ++i) body();
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-  return max_over_ranks(took.count() / iterations);
+  getrusage(RUSAGE_SELF, &after);
+  const double n = iterations;
+  double mine[2] = {(micros(after.ru_utime) - micros(before.ru_utime)) / n,
+                    (micros(after.ru_stime) - micros(before.ru_stime)) / n};
+  double total[2] = {0, 0};
+  LoopCost cost;
+  const double seconds = took.count() / n;
+  MPI_Allreduce(&seconds, &cost.seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, total, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  int world = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  cost.user_us = total[0] / world;
+  cost.system_us = total[1] / world;
+  return cost;
 }
 
 Status run(const Options& o, int rank, int world) {
@@ -93,12 +122,15 @@ Status run(const Options& o, int rank, int world) {
   if (rank == 0) {
     std::printf("# %d ranks, f32 sum, %s, raw MPI_Allreduce vs CollectiveOps::all_reduce (%s)\n",
                 world, o.in_place ? "in place" : "out of place", o.algorithm.c_str());
-    std::printf("%12s %8s %12s %12s %10s %8s %8s %7s\n", "size", "iters", "mpi_us", "strata_us",
+    std::printf("%12s %8s %12s %12s %10s %8s %8s %7s", "size", "iters", "mpi_us", "strata_us",
                 "extra_us", "ratio", "median", "#wrong");
+    if (o.cpu) std::printf(" %9s %9s %9s %9s", "mpi_usr", "mpi_sys", "str_usr", "str_sys");
+    std::printf("\n");
     if (!o.csv.empty()) {
       csv = std::fopen(o.csv.c_str(), "w");
       if (csv != nullptr) {
-        std::fprintf(csv, "bytes,iterations,mpi_us,strata_us,extra_us,ratio,median_ratio,wrong\n");
+        std::fprintf(csv, "bytes,iterations,mpi_us,strata_us,extra_us,ratio,median_ratio,wrong%s\n",
+                     o.cpu ? ",mpi_user_us,mpi_system_us,strata_user_us,strata_system_us" : "");
       }
     }
   }
@@ -111,6 +143,7 @@ Status run(const Options& o, int rank, int world) {
     const Buffer out_buffer{out, DType::kF32, count, devices[0]};
     const int iterations = iterations_for(bytes);
     double raw = 1e30, ours = 1e30;
+    LoopCost raw_cpu, our_cpu;  // sums over rounds
     std::vector<double> round_ratios;
     Status failure;
     auto raw_loop = [&] {
@@ -128,7 +161,7 @@ Status run(const Options& o, int rank, int world) {
     for (int round = 0; round < o.rounds; ++round) {
       // Alternate which side goes first, so neither always inherits the
       // other's cache state or a drifting clock speed.
-      double r = 0, u = 0;
+      LoopCost r, u;
       if (round % 2 == 0) {
         r = raw_loop();
         u = our_loop();
@@ -136,9 +169,13 @@ Status run(const Options& o, int rank, int world) {
         u = our_loop();
         r = raw_loop();
       }
-      raw = std::min(raw, r);
-      ours = std::min(ours, u);
-      round_ratios.push_back(u / r);
+      raw = std::min(raw, r.seconds);
+      ours = std::min(ours, u.seconds);
+      round_ratios.push_back(u.seconds / r.seconds);
+      raw_cpu.user_us += r.user_us / o.rounds;
+      raw_cpu.system_us += r.system_us / o.rounds;
+      our_cpu.user_us += u.user_us / o.rounds;
+      our_cpu.system_us += u.system_us / o.rounds;
       STRATA_RETURN_IF_ERROR(failure);
       std::fill(data.begin(), data.end(), 1.0f);  // keep values finite
     }
@@ -154,14 +191,24 @@ Status run(const Options& o, int rank, int world) {
       const double extra = (ours - raw) * 1e6;
       std::sort(round_ratios.begin(), round_ratios.end());
       const double median = round_ratios[round_ratios.size() / 2];
-      std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f %8.3f %7lld\n",
+      std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f %8.3f %7lld",
                   format_size(bytes).c_str(), iterations, raw * 1e6, ours * 1e6, extra,
                   ours / raw, median, wrong);
+      if (o.cpu) {
+        std::printf(" %9.2f %9.2f %9.2f %9.2f", raw_cpu.user_us, raw_cpu.system_us,
+                    our_cpu.user_us, our_cpu.system_us);
+      }
+      std::printf("\n");
       std::fflush(stdout);
       if (csv != nullptr) {
-        std::fprintf(csv, "%llu,%d,%.3f,%.3f,%.3f,%.4f,%.4f,%lld\n",
+        std::fprintf(csv, "%llu,%d,%.3f,%.3f,%.3f,%.4f,%.4f,%lld",
                      static_cast<unsigned long long>(bytes), iterations, raw * 1e6, ours * 1e6,
                      extra, ours / raw, median, wrong);
+        if (o.cpu) {
+          std::fprintf(csv, ",%.3f,%.3f,%.3f,%.3f", raw_cpu.user_us, raw_cpu.system_us,
+                       our_cpu.user_us, our_cpu.system_us);
+        }
+        std::fprintf(csv, "\n");
       }
     }
     if (wrong != 0) {
@@ -202,13 +249,16 @@ int main(int argc, char** argv) {
       o.in_place = false;
     } else if (arg == "--csv" && has_value) {
       o.csv = argv[++i];
+    } else if (arg == "--cpu") {
+      o.cpu = true;
     } else if (arg == "--config" && has_value) {
       o.config = argv[++i];
     } else {
       if (rank == 0) {
         std::fprintf(stderr, "usage: mpirun -np N strata-mpi-bench [-b SIZE] [-e SIZE] "
                              "[--rounds N] [--algorithm ID|auto] [--out-of-place] [--csv FILE]\n"
-                             "       [--config FILE]  (e.g. plugins.options.mpi.ring_chunk_bytes)\n");
+                             "       [--config FILE]  (e.g. plugins.options.mpi.ring_chunk_bytes)\n"
+                             "       [--cpu]  (processor time per call, user and system)\n");
       }
       exit_code = arg == "--help" ? 0 : 2;
       break;

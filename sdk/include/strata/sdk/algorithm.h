@@ -35,6 +35,13 @@ class Operation {
   virtual bool wait(std::chrono::nanoseconds timeout);
   // Stop early: must not block for peers. Default does nothing.
   virtual void abort() {}
+
+ private:
+  // The services of the Runtime that created this operation, made current
+  // around every call into it. Kept here rather than in a wrapper so that
+  // core's handle is the operation itself: one allocation less per call.
+  friend struct OperationHandle;
+  const strata_host_services_t* host_services_ = nullptr;
 };
 
 class Algorithm {
