@@ -14,46 +14,66 @@ strata_redop_t partial(strata_redop_t op) { return op == STRATA_MEAN ? STRATA_SU
 
 int bytes_of(uint64_t elements, size_t elem) { return static_cast<int>(elements * elem); }
 
+// Teams that are not a power of two fold in, as Open MPI's plans do: of the
+// first 2 * rem ranks each even one hands its input to the odd one above it
+// and sits out until the result comes back, so that pof2 ranks exchange.
+struct Fold {
+  int pof2 = 1;
+  int rem = 0;
+  int vrank = -1;  // rank among the pof2 that exchange; -1: this rank sits out
+  int real(int v) const { return v < rem ? v * 2 + 1 : v + rem; }
+};
+
+// Appends the steps that fold this rank in (a rank that sits out gets all of
+// its steps here); `cur` becomes what the rank holds afterwards.
+Fold fold_in(const PlanInput& in, std::vector<Step>& steps, const void*& cur) {
+  Fold f;
+  while (f.pof2 * 2 <= in.size) f.pof2 *= 2;
+  f.rem = in.size - f.pof2;
+  const int r = in.rank;
+  const int bytes = bytes_of(in.count, in.elem);
+  f.vrank = r - f.rem;
+  if (r < 2 * f.rem) {
+    if (r % 2 == 0) {
+      steps.push_back({.send_to = r + 1, .send_buf = in.in, .send_bytes = bytes});
+      steps.push_back({.recv_from = r + 1, .recv_buf = in.out, .recv_bytes = bytes});
+      f.vrank = -1;
+      return f;
+    }
+    steps.push_back({.recv_from = r - 1, .recv_buf = in.tmp, .recv_bytes = bytes,
+                     .dst = in.out, .a = in.in, .b = in.tmp, .count = in.count,
+                     .op = partial(in.op)});
+    cur = in.out;
+    f.vrank = r / 2;
+  }
+  return f;
+}
+
+// The result back to the rank that sat out.
+void fold_out(const PlanInput& in, const Fold& f, std::vector<Step>& steps) {
+  if (in.rank < 2 * f.rem) {
+    steps.push_back({.send_to = in.rank - 1, .send_buf = in.out,
+                     .send_bytes = bytes_of(in.count, in.elem)});
+  }
+}
+
 }  // namespace
 
 void plan_recursive_doubling(const PlanInput& in, std::vector<Step>& steps) {
   steps.clear();
-  const int p = in.size;
-  const int r = in.rank;
   const int bytes = bytes_of(in.count, in.elem);
-  int pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
-  const int rem = p - pof2;
   const void* cur = in.in;  // what this rank holds so far
-  auto combine = [&](Step& s, bool last) {
-    s.dst = in.out;
-    s.a = cur;
-    s.b = in.tmp;
-    s.count = in.count;
-    s.op = last ? in.op : partial(in.op);
+  const Fold f = fold_in(in, steps, cur);
+  if (f.vrank < 0) return;
+  for (int mask = 1; mask < f.pof2; mask <<= 1) {
+    const int peer = f.real(f.vrank ^ mask);
+    steps.push_back({.recv_from = peer, .recv_buf = in.tmp, .recv_bytes = bytes,
+                     .send_to = peer, .send_buf = cur, .send_bytes = bytes,
+                     .dst = in.out, .a = cur, .b = in.tmp, .count = in.count,
+                     .op = mask * 2 >= f.pof2 ? in.op : partial(in.op)});
     cur = in.out;
-  };
-  int vrank = r - rem;  // rank among the pof2 that exchange
-  if (r < 2 * rem) {
-    if (r % 2 == 0) {  // hands its data to r + 1 and waits for the result
-      steps.push_back({.send_to = r + 1, .send_buf = in.in, .send_bytes = bytes});
-      steps.push_back({.recv_from = r + 1, .recv_buf = in.out, .recv_bytes = bytes});
-      return;
-    }
-    Step fold{.recv_from = r - 1, .recv_buf = in.tmp, .recv_bytes = bytes};
-    combine(fold, /*last=*/false);
-    steps.push_back(fold);
-    vrank = r / 2;
   }
-  for (int mask = 1; mask < pof2; mask <<= 1) {
-    const int vpeer = vrank ^ mask;
-    const int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-    Step s{.recv_from = peer, .recv_buf = in.tmp, .recv_bytes = bytes,
-           .send_to = peer, .send_buf = cur, .send_bytes = bytes};
-    combine(s, /*last=*/mask * 2 >= pof2);
-    steps.push_back(s);
-  }
-  if (r < 2 * rem) steps.push_back({.send_to = r - 1, .send_buf = in.out, .send_bytes = bytes});
+  fold_out(in, f, steps);
 }
 
 uint64_t ring_block_elements(uint64_t count, int size) {
@@ -157,29 +177,11 @@ void plan_ring(const PlanInput& in, std::vector<Step>& steps) {
 
 void plan_halving_doubling(const PlanInput& in, std::vector<Step>& steps) {
   steps.clear();
-  const int p = in.size;
-  const int r = in.rank;
-  int pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
-  const int rem = p - pof2;
-  const int bytes = bytes_of(in.count, in.elem);
-  // Folded as in recursive doubling: ranks below 2 * rem pair up, the even
-  // one hands its buffer to the odd one and waits for the result.
-  int vrank = r - rem;
   const void* cur = in.in;
-  if (r < 2 * rem) {
-    if (r % 2 == 0) {
-      steps.push_back({.send_to = r + 1, .send_buf = in.in, .send_bytes = bytes});
-      steps.push_back({.recv_from = r + 1, .recv_buf = in.out, .recv_bytes = bytes});
-      return;
-    }
-    steps.push_back({.recv_from = r - 1, .recv_buf = in.tmp, .recv_bytes = bytes,
-                     .dst = in.out, .a = in.in, .b = in.tmp, .count = in.count,
-                     .op = partial(in.op)});
-    cur = in.out;
-    vrank = r / 2;
-  }
-  auto real = [&](int v) { return v < rem ? v * 2 + 1 : v + rem; };
+  const Fold f = fold_in(in, steps, cur);
+  if (f.vrank < 0) return;
+  const int pof2 = f.pof2;
+  const int vrank = f.vrank;
   // pof2 blocks as the ring cuts them: the first count % pof2 one longer.
   const uint64_t base = in.count / static_cast<uint64_t>(pof2);
   const uint64_t extra = in.count % static_cast<uint64_t>(pof2);
@@ -204,8 +206,8 @@ void plan_halving_doubling(const PlanInput& in, std::vector<Step>& steps) {
     const uint64_t kept = offset(keep + half) - offset(keep);
     const uint64_t given = offset(give + half) - offset(give);
     const auto* source = static_cast<const std::byte*>(cur);
-    steps.push_back({.recv_from = real(vrank ^ mask), .recv_buf = in.tmp,
-                     .recv_bytes = bytes_of(kept, in.elem), .send_to = real(vrank ^ mask),
+    steps.push_back({.recv_from = f.real(vrank ^ mask), .recv_buf = in.tmp,
+                     .recv_bytes = bytes_of(kept, in.elem), .send_to = f.real(vrank ^ mask),
                      .send_buf = source + offset(give) * in.elem,
                      .send_bytes = bytes_of(given, in.elem),
                      .dst = out + offset(keep) * in.elem,
@@ -221,15 +223,15 @@ void plan_halving_doubling(const PlanInput& in, std::vector<Step>& steps) {
   for (int mask = pof2 / 2; mask >= 1; mask /= 2) {
     const bool low = (vrank & mask) == 0;
     const int theirs = low ? lo + len : lo - len;
-    steps.push_back({.recv_from = real(vrank ^ mask),
+    steps.push_back({.recv_from = f.real(vrank ^ mask),
                      .recv_buf = out + offset(theirs) * in.elem,
                      .recv_bytes = bytes_of(offset(theirs + len) - offset(theirs), in.elem),
-                     .send_to = real(vrank ^ mask), .send_buf = out + offset(lo) * in.elem,
+                     .send_to = f.real(vrank ^ mask), .send_buf = out + offset(lo) * in.elem,
                      .send_bytes = bytes_of(offset(lo + len) - offset(lo), in.elem)});
     lo = std::min(lo, theirs);
     len *= 2;
   }
-  if (r < 2 * rem) steps.push_back({.send_to = r - 1, .send_buf = in.out, .send_bytes = bytes});
+  fold_out(in, f, steps);
 }
 
 }  // namespace strata::mpi
