@@ -43,15 +43,18 @@ StatusOr<CallShape> check_call(const Team& team, CollectiveKind kind,
                                std::span<const Buffer> inputs,
                                std::span<const Buffer> outputs, int root) {
   const int n = team.local_count();
-  const std::string name(collective_name(kind));
+  // Named only in an error: the success path of a small call is counted
+  // in nanoseconds (docs/PERFORMANCE.md).
+  auto name = [kind] { return std::string(collective_name(kind)); };
   if (static_cast<int>(inputs.size()) != n || static_cast<int>(outputs.size()) != n) {
-    return InvalidArgumentError(name + " needs one input and one output per local replica (" +
+    return InvalidArgumentError(name() + " needs one input and one output per local replica (" +
                                 std::to_string(n) + "); got " + std::to_string(inputs.size()) +
                                 " inputs and " + std::to_string(outputs.size()) + " outputs");
   }
   if ((kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce) &&
       (root < 0 || root >= team.replica_count())) {
-    return InvalidArgumentError(name + " root " + std::to_string(root) + " is not a replica (0.." +
+    return InvalidArgumentError(name() + " root " + std::to_string(root) +
+                                " is not a replica (0.." +
                                 std::to_string(team.replica_count() - 1) + ")");
   }
   CallShape shape;
@@ -80,7 +83,7 @@ StatusOr<CallShape> check_call(const Team& team, CollectiveKind kind,
       }
       const uint64_t want = b == &in ? in_count : out_count;
       if (b->count != want) {
-        return InvalidArgumentError(name + ": " + replica(i) + "'s " + side + " has " +
+        return InvalidArgumentError(name() + ": " + replica(i) + "'s " + side + " has " +
                                     std::to_string(b->count) + " elements, expected " +
                                     std::to_string(want));
       }
@@ -96,11 +99,11 @@ StatusOr<CallShape> check_call(const Team& team, CollectiveKind kind,
     if (first_not_in_place < 0) first_not_in_place = i;
     if (kind != CollectiveKind::kBarrier && overlaps(in, out)) {
       return InvalidArgumentError(replica(i) + "'s input and output overlap without being the "
-                                  "in-place layout of " + name);
+                                  "in-place layout of " + name());
     }
   }
   if (in_place != 0 && in_place != n && shape.count > 0) {
-    return InvalidArgumentError(name + " must be in place for every local replica or for none; " +
+    return InvalidArgumentError(name() + " must be in place for every local replica or for none; " +
                                 replica(first_in_place) + " is in place, " +
                                 replica(first_not_in_place) + " is not");
   }

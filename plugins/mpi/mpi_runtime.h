@@ -41,9 +41,10 @@ class MpiRuntime {
   // MPI_Finalize (MPI cannot be initialised twice in one process).
   void ensure_initialized();
 
-  // Takes the plugin-wide MPI lock when the library is not
-  // MPI_THREAD_MULTIPLE; an empty lock otherwise. Every MPI call is made
-  // under it. Throws when MPI_THREAD_FUNNELED/SINGLE forbid this thread.
+  // Takes the plugin-wide MPI lock at MPI_THREAD_SERIALIZED; an empty lock
+  // otherwise. Every MPI call is made under it. At MPI_THREAD_FUNNELED and
+  // SINGLE, throws unless this is the main thread (the only one that may
+  // call MPI, hence no lock).
   [[nodiscard]] std::unique_lock<std::mutex> serialize();
 
   int thread_level() const { return level_; }
@@ -68,7 +69,7 @@ class MpiRuntime {
   void finalize_locked();
 
   std::mutex init_mu_;      // guards initialisation and finalisation
-  std::mutex call_mu_;      // serialises MPI calls below THREAD_MULTIPLE
+  std::mutex call_mu_;      // serialises MPI calls at THREAD_SERIALIZED
   std::atomic<bool> initialized_{false};
   bool owned_ = false;       // this plugin called MPI_Init_thread
   bool finalized_ = false;

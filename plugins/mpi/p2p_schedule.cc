@@ -20,7 +20,10 @@ constexpr int kTag = 1;  // the communicator is private to the team: one tag ser
 // Open MPI's AVX-512 operators. Only float SUM and PROD (MEAN sums first):
 // their result does not depend on which operand comes first, so it is
 // bitwise what MPI_Reduce_local would give; MIN, MAX and integers keep
-// MPI's own rules.
+// MPI's own rules. In place as well: MPI_Reduce_local reaches its operator
+// through Open MPI's op and datatype tables, cache misses for a rank that
+// was just switched in (7% of the cycles of 8 B calls on a shared core;
+// docs/PERFORMANCE.md).
 #define STRATA_MPI_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 template <class T, class Op>
@@ -28,24 +31,31 @@ inline void combine_three(T* __restrict out, const T* __restrict x, const T* __r
                           uint64_t n, Op op) {
   for (uint64_t i = 0; i < n; ++i) out[i] = op(x[i], y[i]);
 }
-
-STRATA_MPI_VECTOR_CLONES void add_f32(float* out, const float* x, const float* y, uint64_t n) {
-  combine_three(out, x, y, n, [](float a, float b) { return a + b; });
-}
-STRATA_MPI_VECTOR_CLONES void mul_f32(float* out, const float* x, const float* y, uint64_t n) {
-  combine_three(out, x, y, n, [](float a, float b) { return a * b; });
-}
-STRATA_MPI_VECTOR_CLONES void add_f64(double* out, const double* x, const double* y, uint64_t n) {
-  combine_three(out, x, y, n, [](double a, double b) { return a + b; });
-}
-STRATA_MPI_VECTOR_CLONES void mul_f64(double* out, const double* x, const double* y, uint64_t n) {
-  combine_three(out, x, y, n, [](double a, double b) { return a * b; });
+template <class T, class Op>
+inline void combine_into(T* __restrict out, const T* __restrict y, uint64_t n, Op op) {
+  for (uint64_t i = 0; i < n; ++i) out[i] = op(out[i], y[i]);
 }
 
-bool combine_in_one_pass(strata_dtype_t dtype, strata_redop_t op, void* dst, const void* a,
-                         const void* b, uint64_t n) {
+// `x` null: out (op)= y. Kept apart from the three-buffer loop so that each
+// stays free of aliasing (the scratch `y` never overlaps `out`).
+#define STRATA_MPI_KERNEL(name, T, expr)                                                  \
+  STRATA_MPI_VECTOR_CLONES void name(T* out, const T* x, const T* y, uint64_t n) {        \
+    auto op = [](T a, T b) { return expr; };                                              \
+    x == nullptr ? combine_into(out, y, n, op) : combine_three(out, x, y, n, op);         \
+  }
+STRATA_MPI_KERNEL(add_f32, float, a + b)
+STRATA_MPI_KERNEL(mul_f32, float, a * b)
+STRATA_MPI_KERNEL(add_f64, double, a + b)
+STRATA_MPI_KERNEL(mul_f64, double, a * b)
+#undef STRATA_MPI_KERNEL
+
+// dst = a (op) b for float SUM, MEAN's partial sums and PROD; false for
+// what keeps MPI's own rules. `a` may be dst (in place).
+bool combine_float(strata_dtype_t dtype, strata_redop_t op, void* dst, const void* a,
+                   const void* b, uint64_t n) {
   const bool sum = op == STRATA_SUM || op == STRATA_MEAN;
   if (!sum && op != STRATA_PROD) return false;
+  if (a == dst) a = nullptr;
   if (dtype == STRATA_F32) {
     auto* o = static_cast<float*>(dst);
     const auto* x = static_cast<const float*>(a);
@@ -64,6 +74,9 @@ bool combine_in_one_pass(strata_dtype_t dtype, strata_redop_t op, void* dst, con
 }
 
 }  // namespace
+
+static_assert(sizeof(ScheduleOperation) <= MpiOperation::kPooledBytes,
+              "a plan's operation should fit the operation pool");
 
 ScheduleOperation::ScheduleOperation(Comm& comm, const strata_call_t& call, Kind kind,
                                      uint64_t chunk_bytes)
@@ -116,12 +129,11 @@ void ScheduleOperation::post_step(size_t index) {
   }
   posted_ = index + 1;
 }
-// dst = a (op) b. In place (a is dst) MPI_Reduce_local, which updates its
-// second buffer; out of place in one pass where that is exact, else a is
-// copied to dst and reduced there as in place.
+// dst = a (op) b. Float SUM and PROD in this file's loops, in place or in
+// one pass; the rest by MPI_Reduce_local, which updates its second buffer,
+// after copying a to dst when they differ.
 void ScheduleOperation::combine(const Step& step) {
-  if (step.dst == step.a ||
-      !combine_in_one_pass(desc().dtype, step.op, step.dst, step.a, step.b, step.count)) {
+  if (!combine_float(desc().dtype, step.op, step.dst, step.a, step.b, step.count)) {
     if (step.dst != step.a) std::memcpy(step.dst, step.a, step.count * elem());
     check_mpi(MPI_Reduce_local(step.b, step.dst, mpi_count(step.count), type_, op_),
               "MPI_Reduce_local");

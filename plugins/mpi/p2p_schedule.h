@@ -9,9 +9,10 @@
 // more than MPI_Allreduce at 8 bytes under load (0.65 us quiet) and 30-35%
 // more at 1 MiB (README.md, "Performance"), while a plan of
 // MPI_Isend/MPI_Irecv pairs matches the blocking call (beats it at 1 MiB)
-// and stays non-blocking, so core keeps its deadline. Reductions use
-// MPI_Reduce_local with mpi_types.h's operators: Open MPI's vectorised ones
-// ran 3-6x faster here than the SDK's generic host kernel.
+// and stays non-blocking, so core keeps its deadline. Float SUM and PROD
+// reduce in p2p_schedule.cc's vector loops; the rest use MPI_Reduce_local
+// with mpi_types.h's operators: Open MPI's vectorised ones ran 3-6x faster
+// here than the SDK's generic host kernel.
 #ifndef STRATA_PLUGINS_MPI_P2P_SCHEDULE_H_
 #define STRATA_PLUGINS_MPI_P2P_SCHEDULE_H_
 
