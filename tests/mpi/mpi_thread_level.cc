@@ -13,10 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/cluster/job_store.h"
-#include "core/cluster/resolve.h"
 #include "core/collective/collective_ops.h"
 #include "core/runtime/runtime.h"
+#include "tools/common/mpi_job_team.h"
 
 namespace strata {
 namespace {
@@ -26,16 +25,9 @@ Status check(int rank, int world) {
   options.plugin_files = {std::string(STRATA_PLUGIN_DIR) + "/libstrata_mpi.so"};
   options.discover_plugins = false;
   STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::create(Config{}, options));
-  STRATA_ASSIGN_OR_RETURN(ClusterSpec cluster, resolve_cluster(runtime->registry(), "mpi"));
-  STRATA_ASSIGN_OR_RETURN(auto store,
-                          open_job_store(runtime->registry(), cluster, runtime->config().cluster));
-  STRATA_ASSIGN_OR_RETURN(auto devices, runtime->devices("cpu", 1));
-  TeamSpec spec;
-  spec.local_devices = devices;
-  spec.process_rank = rank;
-  spec.process_count = world;
-  spec.store = store.get();
-  STRATA_ASSIGN_OR_RETURN(auto ops, CollectiveOps::create(runtime, spec));
+  STRATA_ASSIGN_OR_RETURN(MpiJobTeam team, join_mpi_job(runtime, rank, world));
+  const auto& devices = team.devices;
+  auto& ops = team.ops;
   CallOptions call;
   call.algorithm = "mpi/all_reduce/native";
 

@@ -30,12 +30,11 @@
 #include <string>
 #include <vector>
 
-#include "core/cluster/job_store.h"
-#include "core/cluster/resolve.h"
 #include "core/collective/collective_ops.h"
 #include "core/common/units.h"
 #include "core/config/config.h"
 #include "core/runtime/runtime.h"
+#include "tools/common/mpi_job_team.h"
 
 namespace strata {
 namespace {
@@ -105,16 +104,9 @@ Status run(const Options& o, int rank, int world) {
     STRATA_ASSIGN_OR_RETURN(config, load_config_file(o.config));
   }
   STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::create(config, ro));
-  STRATA_ASSIGN_OR_RETURN(ClusterSpec cluster, resolve_cluster(runtime->registry(), "mpi"));
-  STRATA_ASSIGN_OR_RETURN(auto store,
-                          open_job_store(runtime->registry(), cluster, runtime->config().cluster));
-  STRATA_ASSIGN_OR_RETURN(auto devices, runtime->devices("cpu", 1));
-  TeamSpec spec;
-  spec.local_devices = devices;
-  spec.process_rank = rank;
-  spec.process_count = world;
-  spec.store = store.get();
-  STRATA_ASSIGN_OR_RETURN(auto ops, CollectiveOps::create(runtime, spec));
+  STRATA_ASSIGN_OR_RETURN(MpiJobTeam team, join_mpi_job(runtime, rank, world));
+  const auto& devices = team.devices;
+  auto& ops = team.ops;
   CallOptions call;
   call.algorithm = o.algorithm == "auto" ? "" : o.algorithm;
 
