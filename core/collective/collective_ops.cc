@@ -1,6 +1,7 @@
 #include "core/collective/collective_ops.h"
 
 #include <array>
+#include <tuple>
 
 #include "core/collective/algorithm_call.h"
 #include "core/collective/call_agreement.h"
@@ -88,8 +89,7 @@ StatusOr<const AlgorithmEntry*> CollectiveOps::select(const strata_call_desc_t& 
     return NotSupportedError("no single algorithm covers this team; composed");
   }
   *fresh = true;
-  const SelectionKey key{desc.op,   desc.dtype,    desc.redop, desc.count,
-                         desc.root, desc.in_place, forced};
+  const auto key = std::make_from_tuple<SelectionKey>(query);  // owns the name
   auto sel = selector_.select(desc, forced);
   if (!sel.ok()) {
     if (sel.status().code() == Code::kNotSupported && forced.empty()) {
