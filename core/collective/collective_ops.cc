@@ -79,10 +79,14 @@ strata_call_desc_t CollectiveOps::describe(CollectiveKind kind, DType dtype, uin
   return d;
 }
 
+SelectionQuery CollectiveOps::query_of(const strata_call_desc_t& desc,
+                                       std::string_view forced) {
+  return {desc.op, desc.dtype, desc.redop, desc.count, desc.root, desc.in_place, forced};
+}
+
 StatusOr<const AlgorithmEntry*> CollectiveOps::select(const strata_call_desc_t& desc,
-                                                      const std::string& forced, bool* fresh) {
-  const SelectionQuery query{desc.op,   desc.dtype,    desc.redop, desc.count,
-                             desc.root, desc.in_place, forced};
+                                                      const SelectionQuery& query, bool* fresh) {
+  const std::string forced(std::get<std::string_view>(query));
   *fresh = false;
   if (const AlgorithmEntry* hit = team_->cached_selection(query)) return hit;
   if (composed_shapes_.count(query) != 0) {
@@ -130,20 +134,26 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
 
   const strata_call_desc_t desc =
       describe(kind, shape->dtype, shape->count, op, root, shape->in_place);
+  const SelectionQuery query = query_of(desc, options.algorithm);
+  const bool repeat = last_call_.algo != nullptr && last_call_.key == query;
+  const AlgorithmEntry* chosen = last_call_.algo;
   bool fresh = false;
-  auto chosen = select(desc, options.algorithm, &fresh);
-  if (!chosen.ok()) {
-    if (should_compose(chosen.status(), options)) {
-      return run_composed(kind, inputs, outputs, op, root, desc, options);
+  if (!repeat) {
+    auto selected = select(desc, query, &fresh);
+    if (!selected.ok()) {
+      if (should_compose(selected.status(), options)) {
+        return run_composed(kind, inputs, outputs, op, root, desc, options);
+      }
+      return selected.status().with_context(no_algo_context());
     }
-    return chosen.status().with_context(no_algo_context());
+    chosen = *selected;
   }
-  const AlgorithmEntry& algo = **chosen;
+  const AlgorithmEntry& algo = *chosen;
 
   const uint64_t sequence = team_->next_sequence();
   auto context = [&] { return team_->context(&algo, collective_name(kind), sequence); };
   const auto timeout = options.timeout.value_or(config_.timeout);
-  const Deadline deadline = deadline_after(timeout);
+  const Deadline deadline = call_deadline_after(timeout);
   if (fresh && team_->multi_process()) {
     Status agreed = agree_on_call(*team_, desc, algo.id, sequence, deadline);
     if (!agreed.ok()) {
@@ -152,10 +162,15 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
     }
   }
 
-  auto state = team_->state_for(algo, deadline);
-  if (!state.ok()) {
-    team_->mark_broken(state.status());
-    return state.status().with_context(context());
+  void* team_state = last_call_.state;
+  if (!repeat) {
+    auto state = team_->state_for(algo, deadline);
+    if (!state.ok()) {
+      team_->mark_broken(state.status());
+      return state.status().with_context(context());
+    }
+    team_state = *state;
+    last_call_ = {std::make_from_tuple<SelectionKey>(query), &algo, team_state};
   }
   // Teams rarely have more than a handful of local devices: no heap for them.
   constexpr size_t kInline = 16;
@@ -183,7 +198,7 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
   call.sequence = sequence;
   call.deadline_ns = to_ns(deadline);
 
-  auto operation = Operation::create(algo, *state, call);
+  auto operation = Operation::create(algo, team_state, call);
   if (!operation.ok()) return operation.status().with_context(context());
   std::function<Status()> health;
   if (team_->multi_process()) health = [this] { return team_->check_health(); };

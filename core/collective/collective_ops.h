@@ -16,6 +16,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/collective/buffer.h"
@@ -89,9 +90,10 @@ class CollectiveOps {
                     const CallOptions& options);
   strata_call_desc_t describe(CollectiveKind kind, DType dtype, uint64_t count, ReduceOp op,
                               int root, bool in_place) const;
+  static SelectionQuery query_of(const strata_call_desc_t& desc, std::string_view forced);
   // `fresh` is set when this shape was not selected before on this team.
   StatusOr<const AlgorithmEntry*> select(const strata_call_desc_t& desc,
-                                         const std::string& forced, bool* fresh);
+                                         const SelectionQuery& query, bool* fresh);
   // Whether a failed selection should fall back to composition: a team of
   // several processes with several devices each, and nothing forced.
   bool should_compose(const Status& selection, const CallOptions& options) const;
@@ -106,6 +108,15 @@ class CollectiveOps {
   PackScratch scratch_;
   std::unique_ptr<ComposedCollective> composed_;  // built on the first composed call
   std::set<SelectionKey, std::less<>> composed_shapes_;
+  // The previous call's shape, algorithm and team state. A training loop
+  // repeats its shapes, and right after a context switch the two map walks
+  // that find them cost more than one comparison (docs/PERFORMANCE.md,
+  // "Per-call cost, third pass").
+  struct LastCall {
+    SelectionKey key;
+    const AlgorithmEntry* algo = nullptr;  // nullptr: no call yet
+    void* state = nullptr;
+  } last_call_;
   friend class PackRunner;
 };
 

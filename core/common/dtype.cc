@@ -23,7 +23,6 @@ StatusOr<Enum> parse_named(std::string_view text, std::string_view what,
 
 }  // namespace
 
-size_t dtype_size(DType dtype) { return sdk::dtype_size(to_abi(dtype)); }
 std::string_view dtype_name(DType dtype) { return sdk::dtype_name(to_abi(dtype)); }
 std::string_view reduce_op_name(ReduceOp op) { return sdk::redop_name(to_abi(op)); }
 std::string_view collective_name(CollectiveKind kind) {

@@ -149,6 +149,11 @@ std::unique_lock<std::mutex> MpiRuntime::serialize() {
   // SINGLE and FUNNELED: only the main thread may call MPI at all, so once
   // this is it, no other thread can be in MPI and no lock is needed (lock
   // and unlock were ~3% of the cycles of 8 B calls, docs/PERFORMANCE.md).
+  const pthread_t self = pthread_self();
+  if (main_thread_known_.load(std::memory_order_acquire) &&
+      pthread_equal(self, main_thread_.load(std::memory_order_relaxed)) != 0) {
+    return {};
+  }
   int is_main = 0;
   MPI_Is_thread_main(&is_main);
   if (is_main == 0) {
@@ -158,6 +163,8 @@ std::unique_lock<std::mutex> MpiRuntime::serialize() {
                          "this collective runs on another thread. Initialise MPI with at "
                          "least MPI_THREAD_SERIALIZED, or let Strata initialise it");
   }
+  main_thread_.store(self, std::memory_order_relaxed);
+  main_thread_known_.store(true, std::memory_order_release);
   return {};
 }
 

@@ -10,6 +10,7 @@
 #define STRATA_PLUGINS_MPI_MPI_RUNTIME_H_
 
 #include <mpi.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <mutex>
@@ -74,6 +75,11 @@ class MpiRuntime {
   bool owned_ = false;       // this plugin called MPI_Init_thread
   bool finalized_ = false;
   int level_ = MPI_THREAD_SINGLE;
+  // The main thread, once MPI_Is_thread_main has said which it is: below
+  // THREAD_SERIALIZED every poll asks, and comparing thread ids is cheaper
+  // than the MPI call (1-2% of an 8 B call's cycles, docs/PERFORMANCE.md).
+  std::atomic<pthread_t> main_thread_{};
+  std::atomic<bool> main_thread_known_{false};
   int registrations_ = 0;
   std::atomic<bool> abandoned_{false};
   std::atomic<int> live_comms_{0};

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -221,6 +222,49 @@ TEST_F(CollectiveOpsTest, InPlaceAllReduceAfterErrors) {
   for (int r = 0; r < 2; ++r) {
     EXPECT_EQ(read(r, in_[r].data, kElements), std::vector<float>(kElements, 20.0f)) << r;
   }
+}
+
+// The previous call's algorithm is reused without a lookup only for the
+// very same shape and forced algorithm: alternating shapes and algorithms
+// each get their own, and a name that names nothing is refused every time.
+TEST_F(CollectiveOpsTest, RepeatedCallsReuseOnlyTheirOwnSelection) {
+  CallOptions scatter;
+  scatter.algorithm = "hierarchical_copy/all_reduce/scatter_reduce";
+  CallOptions one_device;
+  one_device.algorithm = "hierarchical_copy/all_reduce/reduction_to_one_device";
+  CallOptions unknown;
+  unknown.algorithm = "hierarchical_copy/all_reduce/no_such_algorithm";
+  for (int round = 0; round < 2; ++round) {
+    for (const CallOptions* options : {&scatter, &scatter, &unknown, &one_device, &unknown}) {
+      for (int r = 0; r < 2; ++r) write(r, in_[r].data, std::vector<float>(kElements, r + 2.0f));
+      const Status s = ops_->all_reduce(in_, out_, ReduceOp::kSum, *options);
+      if (options == &unknown) {
+        EXPECT_FALSE(s.ok()) << "round " << round;
+        EXPECT_THAT(s.message(), HasSubstr("no_such_algorithm")) << s;
+        continue;
+      }
+      ASSERT_TRUE(s.ok()) << options->algorithm << ": " << s;
+      for (int r = 0; r < 2; ++r) {
+        EXPECT_EQ(read(r, out_[r].data, kElements), std::vector<float>(kElements, 5.0f))
+            << options->algorithm << " replica " << r;
+      }
+    }
+    // A different count between repeats of the same forced algorithm.
+    auto half_in = in_;
+    auto half_out = out_;
+    for (int r = 0; r < 2; ++r) {
+      half_in[r].count = kElements / 2;
+      half_out[r].count = kElements / 2;
+      write(r, out_[r].data, std::vector<float>(kElements, -1.0f));
+    }
+    ASSERT_TRUE(ops_->all_reduce(half_in, half_out, ReduceOp::kSum, one_device).ok());
+    for (int r = 0; r < 2; ++r) {
+      std::vector<float> expected(kElements, -1.0f);
+      std::fill_n(expected.begin(), kElements / 2, 5.0f);
+      EXPECT_EQ(read(r, out_[r].data, kElements), expected) << r;
+    }
+  }
+  EXPECT_TRUE(ops_->team().broken().ok());
 }
 
 }  // namespace
