@@ -86,7 +86,7 @@ SelectionQuery CollectiveOps::query_of(const strata_call_desc_t& desc,
 
 StatusOr<const AlgorithmEntry*> CollectiveOps::select(const strata_call_desc_t& desc,
                                                       const SelectionQuery& query, bool* fresh) {
-  const std::string forced(std::get<std::string_view>(query));
+  const std::string_view forced = std::get<std::string_view>(query);
   *fresh = false;
   if (const AlgorithmEntry* hit = team_->cached_selection(query)) return hit;
   if (composed_shapes_.count(query) != 0) {

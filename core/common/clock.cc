@@ -26,8 +26,9 @@ int64_t coarse_margin_ns() {
 Deadline call_deadline_after(std::chrono::nanoseconds d) {
   static const int64_t margin = coarse_margin_ns();
 #if defined(CLOCK_MONOTONIC_COARSE)
+  constexpr std::chrono::seconds kShortestCoarse{1};
   timespec now{};
-  if (margin > 0 && clock_gettime(CLOCK_MONOTONIC_COARSE, &now) == 0) {
+  if (margin > 0 && d >= kShortestCoarse && clock_gettime(CLOCK_MONOTONIC_COARSE, &now) == 0) {
     // steady_clock is CLOCK_MONOTONIC in libstdc++: the same time base.
     const int64_t ns = now.tv_sec * 1'000'000'000 + now.tv_nsec + margin;
     return from_ns(ns) + d;

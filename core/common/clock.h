@@ -25,14 +25,16 @@ inline Deadline from_ns(int64_t ns) {
 }
 inline Deadline deadline_after(std::chrono::nanoseconds d) { return Clock::now() + d; }
 
-// deadline_after for the per-call path, never earlier than it and at most
-// two scheduler ticks (8 ms at HZ=250) later. Clock::now() costs ~26 ns on
-// a kvm-clock VM, and several times that right after a context switch,
-// when its pages have left the caches: 4-6% of an 8 B all-reduce's cycles
-// where ranks share a core (docs/PERFORMANCE.md, "Per-call cost, third
-// pass"). The coarse monotonic clock is the same clock as of the last
-// tick, ~4 ns to read. Where the system has none, or its tick is over
-// 10 ms, this is deadline_after.
+// deadline_after for the per-call path. Clock::now() costs ~26 ns on a
+// kvm-clock VM, and several times that right after a context switch, when
+// its pages have left the caches: 4-6% of an 8 B all-reduce's cycles where
+// ranks share a core (docs/PERFORMANCE.md, "Per-call cost, third pass").
+// For timeouts of a second or more this reads the coarse monotonic clock
+// instead (the same clock as of the last tick, ~4 ns) and adds two ticks:
+// at most two ticks (8 ms at HZ=250) late, and early only if the kernel's
+// timekeeping stalled for more than two ticks (a paused VM), then by that
+// stall less two ticks, well under 1% of such a timeout. Shorter timeouts,
+// and systems with no coarse clock or a tick over 10 ms, get deadline_after.
 Deadline call_deadline_after(std::chrono::nanoseconds d);
 
 }  // namespace strata

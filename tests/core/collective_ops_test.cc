@@ -225,8 +225,10 @@ TEST_F(CollectiveOpsTest, InPlaceAllReduceAfterErrors) {
 }
 
 // The previous call's algorithm is reused without a lookup only for the
-// very same shape and forced algorithm: alternating shapes and algorithms
-// each get their own, and a name that names nothing is refused every time.
+// very same shape and forced algorithm. Both real algorithms give the same
+// sums, so the name that names nothing is what shows a reuse across names:
+// it must be refused every time, right after a successful call of the same
+// shape too.
 TEST_F(CollectiveOpsTest, RepeatedCallsReuseOnlyTheirOwnSelection) {
   CallOptions scatter;
   scatter.algorithm = "hierarchical_copy/all_reduce/scatter_reduce";
