@@ -1,7 +1,5 @@
 #include "mpi_operation.h"
 
-#include <array>
-#include <atomic>
 #include <string>
 #include <thread>
 
@@ -11,58 +9,6 @@
 #include "strata/sdk/types.h"
 
 namespace strata::mpi {
-namespace {
-
-// Blocks of kPooledBytes, each slot empty (nullptr) or holding one. Atomic
-// because teams on different threads create operations at once; a slot
-// lost to a race costs one allocation, never a block.
-class OperationPool {
- public:
-  ~OperationPool() {  // at unload: nothing is left for a leak checker
-    for (auto& slot : slots_) {
-      if (void* block = slot.exchange(nullptr)) ::operator delete(block);
-    }
-  }
-  void* take() {
-    for (auto& slot : slots_) {
-      if (slot.load(std::memory_order_relaxed) == nullptr) continue;
-      if (void* block = slot.exchange(nullptr, std::memory_order_acquire)) return block;
-    }
-    return ::operator new(MpiOperation::kPooledBytes);
-  }
-  void give(void* block) {
-    for (auto& slot : slots_) {
-      void* empty = nullptr;
-      if (slot.compare_exchange_strong(empty, block, std::memory_order_release,
-                                       std::memory_order_relaxed)) {
-        return;
-      }
-    }
-    ::operator delete(block);
-  }
-
- private:
-  std::array<std::atomic<void*>, 4> slots_{};
-};
-
-OperationPool& pool() {
-  static OperationPool instance;
-  return instance;
-}
-
-}  // namespace
-
-void* MpiOperation::operator new(size_t bytes) {
-  return bytes <= kPooledBytes ? pool().take() : ::operator new(bytes);
-}
-
-void MpiOperation::operator delete(void* block, size_t bytes) noexcept {
-  if (bytes <= kPooledBytes) {
-    pool().give(block);
-  } else {
-    ::operator delete(block);
-  }
-}
 
 MpiOperation::MpiOperation(Comm& comm, const strata_call_t& call)
     : comm_(comm), call_(call), elem_(sdk::dtype_size(call.desc->dtype)) {}

@@ -26,14 +26,6 @@ class MpiOperation : public sdk::Operation {
  public:
   MpiOperation(Comm& comm, const strata_call_t& call);
 
-  // An operation lives for one call. Freed ones wait in a small pool for
-  // the next call (the .cc), so a small collective reaches no allocator:
-  // malloc and free were 5-8% of the cycles of 8 B calls on a shared core,
-  // mostly cache misses after the switch to this rank.
-  static constexpr size_t kPooledBytes = 256;
-  static void* operator new(size_t bytes);
-  static void operator delete(void* block, size_t bytes) noexcept;
-
   void post() final;
   bool test() final;
   // Polls test() without sleeping while the call advances (see the .cc).

@@ -75,9 +75,6 @@ bool combine_float(strata_dtype_t dtype, strata_redop_t op, void* dst, const voi
 
 }  // namespace
 
-static_assert(sizeof(ScheduleOperation) <= MpiOperation::kPooledBytes,
-              "a plan's operation should fit the operation pool");
-
 ScheduleOperation::ScheduleOperation(Comm& comm, const strata_call_t& call, Kind kind,
                                      uint64_t chunk_bytes)
     : MpiOperation(comm, call),
