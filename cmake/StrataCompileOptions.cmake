@@ -10,6 +10,12 @@ target_compile_options(strata_compile_options INTERFACE
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
   target_compile_options(strata_compile_options INTERFACE -Wno-restrict)
 endif()
+# Calls into other shared libraries (libmpi, libstdc++, core from a tool)
+# go straight through the GOT instead of a PLT stub: one cache line less
+# per callee to fetch again after a context switch, which is what a small
+# collective on a shared core pays for (docs/PERFORMANCE.md). Symbols bind
+# at load time instead of on first call.
+target_compile_options(strata_compile_options INTERFACE -fno-plt)
 if(STRATA_WERROR)
   target_compile_options(strata_compile_options INTERFACE -Werror)
 endif()

@@ -38,8 +38,8 @@ std::string_view source_root() {
 
 }  // namespace
 
-Status::Status(Code code, std::string message, std::source_location where)
-    : code_(code), message_(std::move(message)) {
+Status::Status(Code code, std::string message, std::source_location where) {
+  if (code == Code::kOk) return;
   // Paths relative to the repository read better than build-machine paths.
   std::string_view file = where.file_name();
   if (const std::string_view root = source_root(); !root.empty() && file.starts_with(root)) {
@@ -52,36 +52,55 @@ Status::Status(Code code, std::string message, std::source_location where)
       }
     }
   }
-  file_ = file.data();
-  line_ = static_cast<int>(where.line());
+  error_.reset(new Error{code, std::move(message), {}, file.data(),
+                         static_cast<int>(where.line())});
+}
+
+Status::Status(const Status& other)
+    : error_(other.ok() ? nullptr : std::make_unique<Error>(*other.error_)) {}
+
+Status& Status::operator=(const Status& other) {
+  if (this != &other) error_ = other.ok() ? nullptr : std::make_unique<Error>(*other.error_);
+  return *this;
+}
+
+const std::string& Status::message() const noexcept {
+  static const std::string kNone;
+  return ok() ? kNone : error_->message;
+}
+
+const std::string& Status::context() const noexcept {
+  static const std::string kNone;
+  return ok() ? kNone : error_->context;
 }
 
 Status Status::with_context(std::string context) const {
   Status copy = *this;
-  if (copy.context_.empty()) copy.context_ = std::move(context);
+  if (!copy.ok() && copy.error_->context.empty()) copy.error_->context = std::move(context);
   return copy;
 }
 
 Status Status::prefixed(std::string_view prefix) const {
   Status copy = *this;
-  copy.message_ = std::string(prefix) + ": " + copy.message_;
+  if (!copy.ok()) copy.error_->message = std::string(prefix) + ": " + copy.error_->message;
   return copy;
 }
 
 std::string Status::to_string() const {
   if (ok()) return "OK";
-  std::string out = code_name(code_);
+  const Error& e = *error_;
+  std::string out = code_name(e.code);
   out += ": ";
-  if (!context_.empty()) {
-    out += context_;
+  if (!e.context.empty()) {
+    out += e.context;
     out += ": ";
   }
-  out += message_;
-  if (line_ > 0) {
+  out += e.message;
+  if (e.line > 0) {
     out += " [";
-    out += file_;
+    out += e.file;
     out += ":";
-    out += std::to_string(line_);
+    out += std::to_string(e.line);
     out += "]";
   }
   return out;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <source_location>
 #include <string>
 #include <string_view>
@@ -40,20 +41,27 @@ const char* code_name(Code code);  // "TIMED_OUT"
 
 class [[nodiscard]] Status {
  public:
-  Status() = default;
+  Status() noexcept = default;
+  // A code of kOk makes an OK status; its message is dropped.
   Status(Code code, std::string message,
          std::source_location where = std::source_location::current());
+  Status(const Status& other);
+  Status& operator=(const Status& other);
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+  ~Status() = default;
 
-  static Status Ok() { return Status(); }
-  bool ok() const { return code_ == Code::kOk; }
-  Code code() const { return code_; }
-  const std::string& message() const { return message_; }
-  const std::string& context() const { return context_; }
-  const char* file() const { return file_; }
-  int line() const { return line_; }
+  static Status Ok() noexcept { return Status(); }
+  bool ok() const noexcept { return error_ == nullptr; }
+  Code code() const noexcept { return ok() ? Code::kOk : error_->code; }
+  const std::string& message() const noexcept;  // empty when OK
+  const std::string& context() const noexcept;  // empty when OK
+  const char* file() const noexcept { return ok() ? "" : error_->file; }
+  int line() const noexcept { return ok() ? 0 : error_->line; }
 
   // Returns a copy with `context` set; an existing context is kept, so the
-  // innermost layer that knows the plugin, rank and sequence wins.
+  // innermost layer that knows the plugin, rank and sequence wins. An OK
+  // status stays OK, without context.
   Status with_context(std::string context) const;
   // Returns a copy whose message is prefixed: "loading x.so: <message>".
   Status prefixed(std::string_view prefix) const;
@@ -62,11 +70,16 @@ class [[nodiscard]] Status {
   std::string to_string() const;
 
  private:
-  Code code_ = Code::kOk;
-  std::string message_;
-  std::string context_;
-  const char* file_ = "";
-  int line_ = 0;
+  struct Error {
+    Code code;
+    std::string message;
+    std::string context;
+    const char* file;
+    int line;
+  };
+  // Null when OK: a success is one pointer to pass, test and drop, which
+  // every layer of every collective call does several times.
+  std::unique_ptr<Error> error_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Status& s);

@@ -31,6 +31,33 @@ TEST(StatusTest, DefaultIsOkAndPrintsOk) {
   EXPECT_TRUE(Status::Ok().ok());
 }
 
+TEST(StatusTest, AnOkCodeMakesAnOkStatusWithNothingToSay) {
+  const Status s(Code::kOk, "ignored");
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.message(), "");
+  EXPECT_EQ(s.line(), 0);
+  EXPECT_TRUE(s.with_context("ctx").ok());
+  EXPECT_EQ(s.with_context("ctx").context(), "");
+}
+
+TEST(StatusTest, CopiesAreIndependentAndMovesLeaveOk) {
+  Status a = InternalError("boom");
+  Status b = a;
+  b = b.prefixed("outer");
+  EXPECT_EQ(a.message(), "boom") << "a copy must not share the error with its source";
+  EXPECT_EQ(b.message(), "outer: boom");
+  Status c;
+  c = a;
+  EXPECT_EQ(c.to_string(), a.to_string());
+  c = Status::Ok();
+  EXPECT_TRUE(c.ok());
+  EXPECT_FALSE(a.ok());
+  Status d = std::move(a);
+  EXPECT_EQ(d.message(), "boom");
+  a = d;  // a moved-from Status is assignable
+  EXPECT_EQ(a.code(), Code::kInternal);
+}
+
 TEST(StatusTest, ToStringIsCodeMessageAndRepositoryRelativeLocation) {
   const int line = __LINE__ + 1;
   const Status s = NotFoundError("no key 'x'");
