@@ -11,10 +11,12 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_L
   target_compile_options(strata_compile_options INTERFACE -Wno-restrict)
 endif()
 # Calls into other shared libraries (libmpi, libstdc++, core from a tool)
-# go straight through the GOT instead of a PLT stub: one cache line less
-# per callee to fetch again after a context switch, which is what a small
-# collective on a shared core pays for (docs/PERFORMANCE.md). Symbols bind
-# at load time instead of on first call.
+# read the GOT directly instead of jumping through a PLT stub: one indirect
+# jump and one cache line less per callee. It came with core's
+# self-binding (core/CMakeLists.txt) and the one-pointer Status, which
+# together took a sixth of Strata's extra off a warm 8-byte MPI
+# all-reduce; on its own it was within the noise (docs/PERFORMANCE.md).
+# Symbols bind at load time instead of on first call.
 target_compile_options(strata_compile_options INTERFACE -fno-plt)
 if(STRATA_WERROR)
   target_compile_options(strata_compile_options INTERFACE -Werror)

@@ -47,6 +47,7 @@ class [[nodiscard]] Status {
          std::source_location where = std::source_location::current());
   Status(const Status& other);
   Status& operator=(const Status& other);
+  // A moved-from Status is OK (its error went with the move).
   Status(Status&&) noexcept = default;
   Status& operator=(Status&&) noexcept = default;
   ~Status() = default;

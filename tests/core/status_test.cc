@@ -40,7 +40,7 @@ TEST(StatusTest, AnOkCodeMakesAnOkStatusWithNothingToSay) {
   EXPECT_EQ(s.with_context("ctx").context(), "");
 }
 
-TEST(StatusTest, CopiesAreIndependentAndMovesLeaveOk) {
+TEST(StatusTest, CopiesAreIndependentAndAMovedFromStatusIsOk) {
   Status a = InternalError("boom");
   Status b = a;
   b = b.prefixed("outer");
@@ -54,7 +54,8 @@ TEST(StatusTest, CopiesAreIndependentAndMovesLeaveOk) {
   EXPECT_FALSE(a.ok());
   Status d = std::move(a);
   EXPECT_EQ(d.message(), "boom");
-  a = d;  // a moved-from Status is assignable
+  EXPECT_TRUE(a.ok()) << "status.h promises that a moved-from Status is OK";  // NOLINT
+  a = d;
   EXPECT_EQ(a.code(), Code::kInternal);
 }
 
