@@ -12,11 +12,9 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_L
 endif()
 # Calls into other shared libraries (libmpi, libstdc++, core from a tool)
 # read the GOT directly instead of jumping through a PLT stub: one indirect
-# jump and one cache line less per callee. It came with core's
-# self-binding (core/CMakeLists.txt) and the one-pointer Status, which
-# together took a sixth of Strata's extra off a warm 8-byte MPI
-# all-reduce; on its own it was within the noise (docs/PERFORMANCE.md).
-# Symbols bind at load time instead of on first call.
+# jump and one cache line less per callee. On its own it took 14 ns off
+# Strata's extra on a warm 8-byte MPI all-reduce (+0.148 to +0.134 us,
+# docs/PERFORMANCE.md). Symbols bind at load time instead of on first call.
 target_compile_options(strata_compile_options INTERFACE -fno-plt)
 if(STRATA_WERROR)
   target_compile_options(strata_compile_options INTERFACE -Werror)

@@ -36,6 +36,10 @@ std::string_view source_root() {
   return self.ends_with(tail) ? self.substr(0, self.size() - tail.size()) : std::string_view();
 }
 
+// What an OK status answers for its message and context; constinit, so it
+// is ready before any static initialiser could ask.
+constinit const std::string kNoText;
+
 }  // namespace
 
 Status::Status(Code code, std::string message, std::source_location where) {
@@ -65,13 +69,11 @@ Status& Status::operator=(const Status& other) {
 }
 
 const std::string& Status::message() const noexcept {
-  static const std::string kNone;
-  return ok() ? kNone : error_->message;
+  return ok() ? kNoText : error_->message;
 }
 
 const std::string& Status::context() const noexcept {
-  static const std::string kNone;
-  return ok() ? kNone : error_->context;
+  return ok() ? kNoText : error_->context;
 }
 
 Status Status::with_context(std::string context) const {
