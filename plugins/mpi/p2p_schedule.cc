@@ -106,7 +106,13 @@ ScheduleOperation::ScheduleOperation(Comm& comm, const strata_call_t& call, Kind
   }
 }
 
-void ScheduleOperation::start() { progress(); }
+// Posts the first step and returns without testing it: the answer is
+// rarely back yet, and where ranks share a core the test would yield it,
+// so the way out of post() and into wait() would run after the switch,
+// with the other process's data in the caches. Polling starts in wait().
+void ScheduleOperation::start() {
+  if (!steps_.empty()) post_step(0);
+}
 
 void ScheduleOperation::post_step(size_t index) {
   const Step& step = steps_[index];

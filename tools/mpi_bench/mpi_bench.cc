@@ -15,8 +15,15 @@
 // spins in MPI while it waits: processor time then says which side burns
 // more of it, and in the library or in the kernel (sched_yield).
 //
+// --reference p2p times, in place of MPI_Allreduce, a hand-written recursive
+// doubling over the MPI calls the plugin itself makes for small payloads
+// (MPI_Irecv, MPI_Isend, MPI_Testall, a local sum): the difference to
+// Strata is then the framework's layers alone, not the plugin's choice of
+// MPI calls. Power-of-two teams only.
+//
 //   mpirun -np 2 build/bin/strata-mpi-bench [-b 8B] [-e 64MiB] [--out-of-place]
 //                                           [--csv FILE] [--config FILE] [--cpu]
+//                                           [--reference allreduce|p2p]
 //
 // It links MPI itself (core never does), so it initialises MPI first and
 // the plugin, finding MPI initialised, leaves init and finalize to it.
@@ -48,7 +55,23 @@ struct Options {
   std::string config;  // plugin options (plugins.options.mpi.*) to try
   bool in_place = true;
   bool cpu = false;
+  bool p2p_reference = false;
 };
+
+// The plugin's small-payload schedule, written against MPI directly: each
+// step posts the receive and the send, polls both with MPI_Testall and
+// adds what arrived. f32 sum into `data`; `scratch` holds one message.
+void p2p_recursive_doubling(float* data, float* scratch, int count, int rank, int world) {
+  for (int mask = 1; mask < world; mask <<= 1) {
+    const int peer = rank ^ mask;
+    MPI_Request requests[2];
+    MPI_Irecv(scratch, count, MPI_FLOAT, peer, 0, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(data, count, MPI_FLOAT, peer, 0, MPI_COMM_WORLD, &requests[1]);
+    int done = 0;
+    while (done == 0) MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < count; ++i) data[i] += scratch[i];
+  }
+}
 
 // One timed loop: the slowest rank's wall time per call, and the ranks'
 // mean processor time per call.
@@ -109,11 +132,17 @@ Status run(const Options& o, int rank, int world) {
   auto& ops = team.ops;
   CallOptions call;
   call.algorithm = o.algorithm == "auto" ? "" : o.algorithm;
+  if (o.p2p_reference && (world & (world - 1)) != 0) {
+    return InvalidArgumentError("--reference p2p needs a power-of-two number of ranks, not " +
+                                std::to_string(world));
+  }
+  const char* reference =
+      o.p2p_reference ? "hand-written p2p recursive doubling" : "raw MPI_Allreduce";
 
   std::FILE* csv = nullptr;
   if (rank == 0) {
-    std::printf("# %d ranks, f32 sum, %s, raw MPI_Allreduce vs CollectiveOps::all_reduce (%s)\n",
-                world, o.in_place ? "in place" : "out of place", o.algorithm.c_str());
+    std::printf("# %d ranks, f32 sum, %s, %s vs CollectiveOps::all_reduce (%s)\n", world,
+                o.in_place ? "in place" : "out of place", reference, o.algorithm.c_str());
     std::printf("%12s %8s %12s %12s %10s %8s %8s %7s", "size", "iters", "mpi_us", "strata_us",
                 "extra_us", "ratio", "median", "#wrong");
     if (o.cpu) std::printf(" %9s %9s %9s %9s", "mpi_usr", "mpi_sys", "str_usr", "str_sys");
@@ -131,6 +160,7 @@ Status run(const Options& o, int rank, int world) {
     std::vector<float> data(count, 1.0f);
     std::vector<float> result(o.in_place ? 0 : count);
     float* out = o.in_place ? data.data() : result.data();
+    std::vector<float> scratch(o.p2p_reference ? count : 0);
     const Buffer buffer{data.data(), DType::kF32, count, devices[0]};
     const Buffer out_buffer{out, DType::kF32, count, devices[0]};
     const int iterations = iterations_for(bytes);
@@ -140,6 +170,11 @@ Status run(const Options& o, int rank, int world) {
     Status failure;
     auto raw_loop = [&] {
       return time_loop(iterations, [&] {
+        if (o.p2p_reference) {
+          if (!o.in_place) std::copy(data.begin(), data.end(), out);
+          p2p_recursive_doubling(out, scratch.data(), static_cast<int>(count), rank, world);
+          return;
+        }
         MPI_Allreduce(o.in_place ? MPI_IN_PLACE : data.data(), out, static_cast<int>(count),
                       MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
       });
@@ -228,7 +263,9 @@ int main(int argc, char** argv) {
     if ((arg == "-b" || arg == "-e") && has_value) {
       auto size = strata::parse_size(argv[++i]);
       if (!size.ok()) {
-        if (rank == 0) std::fprintf(stderr, "strata-mpi-bench: %s\n", size.status().to_string().c_str());
+        if (rank == 0) {
+          std::fprintf(stderr, "strata-mpi-bench: %s\n", size.status().to_string().c_str());
+        }
         exit_code = 2;
         break;
       }
@@ -245,12 +282,16 @@ int main(int argc, char** argv) {
       o.cpu = true;
     } else if (arg == "--config" && has_value) {
       o.config = argv[++i];
+    } else if (arg == "--reference" && has_value &&
+               (std::string(argv[i + 1]) == "allreduce" || std::string(argv[i + 1]) == "p2p")) {
+      o.p2p_reference = std::string(argv[++i]) == "p2p";
     } else {
       if (rank == 0) {
         std::fprintf(stderr, "usage: mpirun -np N strata-mpi-bench [-b SIZE] [-e SIZE] "
                              "[--rounds N] [--algorithm ID|auto] [--out-of-place] [--csv FILE]\n"
                              "       [--config FILE]  (e.g. plugins.options.mpi.ring_chunk_bytes)\n"
-                             "       [--cpu]  (processor time per call, user and system)\n");
+                             "       [--cpu]  (processor time per call, user and system)\n"
+                             "       [--reference allreduce|p2p]  (Strata's yardstick)\n");
       }
       exit_code = arg == "--help" ? 0 : 2;
       break;
