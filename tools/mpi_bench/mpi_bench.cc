@@ -150,8 +150,14 @@ Status run(const Options& o, int rank, int world) {
     if (!o.csv.empty()) {
       csv = std::fopen(o.csv.c_str(), "w");
       if (csv != nullptr) {
-        std::fprintf(csv, "bytes,iterations,mpi_us,strata_us,extra_us,ratio,median_ratio,wrong%s\n",
-                     o.cpu ? ",mpi_user_us,mpi_system_us,strata_user_us,strata_system_us" : "");
+        // The reference's columns are named after it: `mpi` or `p2p`.
+        const char* ref = o.p2p_reference ? "p2p" : "mpi";
+        std::fprintf(csv, "bytes,iterations,%s_us,strata_us,extra_us,ratio,median_ratio,wrong",
+                     ref);
+        if (o.cpu) {
+          std::fprintf(csv, ",%s_user_us,%s_system_us,strata_user_us,strata_system_us", ref, ref);
+        }
+        std::fprintf(csv, "\n");
       }
     }
   }
