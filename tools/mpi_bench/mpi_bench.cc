@@ -1,6 +1,7 @@
 // strata-mpi-bench: what Strata's collective path costs on top of Open MPI.
 // Run under mpirun; every rank alternates, size by size, between a raw
-// MPI_Allreduce loop and the same loop through CollectiveOps with the mpi
+// MPI_Allreduce loop (or the --reference below) and the same loop through
+// CollectiveOps with the mpi
 // plugin (team from the mpi resolver and the job store, algorithm forced to
 // mpi/all_reduce/native unless --algorithm says otherwise). Same buffers,
 // sizes and iteration counts; each side's time is the slowest rank's mean
@@ -19,7 +20,9 @@
 // doubling over the MPI calls the plugin itself makes for small payloads
 // (MPI_Irecv, MPI_Isend, MPI_Testall, a local sum): the difference to
 // Strata is then the framework's layers alone, not the plugin's choice of
-// MPI calls. Power-of-two teams only.
+// MPI calls. Power-of-two teams only. Out of place it copies the input to
+// the output first, which neither MPI_Allreduce nor the plugin does: a
+// small-payload yardstick. Both sides' answers are checked (#wrong).
 //
 //   mpirun -np 2 build/bin/strata-mpi-bench [-b 8B] [-e 64MiB] [--out-of-place]
 //                                           [--csv FILE] [--config FILE] [--cpu]
@@ -138,24 +141,28 @@ Status run(const Options& o, int rank, int world) {
   }
   const char* reference =
       o.p2p_reference ? "hand-written p2p recursive doubling" : "raw MPI_Allreduce";
+  // The reference's columns are named after it: `mpi` or `p2p`.
+  const std::string ref = o.p2p_reference ? "p2p" : "mpi";
 
   std::FILE* csv = nullptr;
   if (rank == 0) {
     std::printf("# %d ranks, f32 sum, %s, %s vs CollectiveOps::all_reduce (%s)\n", world,
                 o.in_place ? "in place" : "out of place", reference, o.algorithm.c_str());
-    std::printf("%12s %8s %12s %12s %10s %8s %8s %7s", "size", "iters", "mpi_us", "strata_us",
-                "extra_us", "ratio", "median", "#wrong");
-    if (o.cpu) std::printf(" %9s %9s %9s %9s", "mpi_usr", "mpi_sys", "str_usr", "str_sys");
+    std::printf("%12s %8s %12s %12s %10s %8s %8s %7s", "size", "iters", (ref + "_us").c_str(),
+                "strata_us", "extra_us", "ratio", "median", "#wrong");
+    if (o.cpu) {
+      std::printf(" %9s %9s %9s %9s", (ref + "_usr").c_str(), (ref + "_sys").c_str(), "str_usr",
+                  "str_sys");
+    }
     std::printf("\n");
     if (!o.csv.empty()) {
       csv = std::fopen(o.csv.c_str(), "w");
       if (csv != nullptr) {
-        // The reference's columns are named after it: `mpi` or `p2p`.
-        const char* ref = o.p2p_reference ? "p2p" : "mpi";
         std::fprintf(csv, "bytes,iterations,%s_us,strata_us,extra_us,ratio,median_ratio,wrong",
-                     ref);
+                     ref.c_str());
         if (o.cpu) {
-          std::fprintf(csv, ",%s_user_us,%s_system_us,strata_user_us,strata_system_us", ref, ref);
+          std::fprintf(csv, ",%s_user_us,%s_system_us,strata_user_us,strata_system_us",
+                       ref.c_str(), ref.c_str());
         }
         std::fprintf(csv, "\n");
       }
@@ -174,17 +181,16 @@ Status run(const Options& o, int rank, int world) {
     LoopCost raw_cpu, our_cpu;  // sums over rounds
     std::vector<double> round_ratios;
     Status failure;
-    auto raw_loop = [&] {
-      return time_loop(iterations, [&] {
-        if (o.p2p_reference) {
-          if (!o.in_place) std::copy(data.begin(), data.end(), out);
-          p2p_recursive_doubling(out, scratch.data(), static_cast<int>(count), rank, world);
-          return;
-        }
-        MPI_Allreduce(o.in_place ? MPI_IN_PLACE : data.data(), out, static_cast<int>(count),
-                      MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-      });
+    auto reference_call = [&] {
+      if (o.p2p_reference) {
+        if (!o.in_place) std::copy(data.begin(), data.end(), out);
+        p2p_recursive_doubling(out, scratch.data(), static_cast<int>(count), rank, world);
+        return;
+      }
+      MPI_Allreduce(o.in_place ? MPI_IN_PLACE : data.data(), out, static_cast<int>(count),
+                    MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     };
+    auto raw_loop = [&] { return time_loop(iterations, reference_call); };
     auto our_loop = [&] {
       return time_loop(iterations, [&] {
         Status s = ops->all_reduce({&buffer, 1}, {&out_buffer, 1}, ReduceOp::kSum, call);
@@ -212,13 +218,21 @@ Status run(const Options& o, int rank, int world) {
       STRATA_RETURN_IF_ERROR(failure);
       std::fill(data.begin(), data.end(), 1.0f);  // keep values finite
     }
-    // A timing is only worth printing for a right answer: one more call on
-    // data whose sum every element must equal, counted over every rank.
-    std::fill(data.begin(), data.end(), static_cast<float>(rank + 1));
-    std::fill(result.begin(), result.end(), -1.0f);
-    STRATA_RETURN_IF_ERROR(ops->all_reduce({&buffer, 1}, {&out_buffer, 1}, ReduceOp::kSum, call));
+    // A timing is only worth printing for right answers: one more call of
+    // each side on data whose sum every element must equal, counted over
+    // every rank.
     const auto expected = static_cast<float>(world * (world + 1) / 2);
-    long long wrong = std::count_if(out, out + count, [&](float v) { return v != expected; });
+    auto wrong_after = [&](auto&& one_call) -> long long {
+      std::fill(data.begin(), data.end(), static_cast<float>(rank + 1));
+      std::fill(result.begin(), result.end(), -1.0f);
+      one_call();
+      return std::count_if(out, out + count, [&](float v) { return v != expected; });
+    };
+    long long wrong = wrong_after(reference_call);
+    Status checked;
+    wrong += wrong_after(
+        [&] { checked = ops->all_reduce({&buffer, 1}, {&out_buffer, 1}, ReduceOp::kSum, call); });
+    STRATA_RETURN_IF_ERROR(checked);
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
       const double extra = (ours - raw) * 1e6;
@@ -246,7 +260,8 @@ Status run(const Options& o, int rank, int world) {
     }
     if (wrong != 0) {
       return InternalError("all_reduce of " + format_size(bytes) + " gave " +
-                           std::to_string(wrong) + " wrong element(s)");
+                           std::to_string(wrong) + " wrong element(s), Strata's and the " +
+                           ref + " reference's together");
     }
   }
   if (csv != nullptr) std::fclose(csv);
