@@ -11,7 +11,7 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_L
   target_compile_options(strata_compile_options INTERFACE -Wno-restrict)
 endif()
 # Calls into other shared libraries (libmpi, libstdc++, core from a tool)
-# read the GOT directly instead of jumping through a PLT stub: one indirect
+# read the GOT directly instead of jumping through the PLT: one indirect
 # jump and one cache line less per callee. On its own it took 14 ns off
 # Strata's extra on a warm 8-byte MPI all-reduce (+0.148 to +0.134 us,
 # docs/PERFORMANCE.md). Symbols bind at load time instead of on first call.

@@ -122,6 +122,11 @@ LoopCost time_loop(int iterations, Body&& body) {
 }
 
 Status run(const Options& o, int rank, int world) {
+  // Checked before the team forms: that costs a rendezvous and MPI set-up.
+  if (o.p2p_reference && (world & (world - 1)) != 0) {
+    return InvalidArgumentError("--reference p2p needs a power-of-two number of ranks, not " +
+                                std::to_string(world));
+  }
   RuntimeOptions ro;
   ro.plugin_files = {std::string(STRATA_PLUGIN_DIR) + "/libstrata_mpi.so"};
   ro.discover_plugins = false;
@@ -135,10 +140,6 @@ Status run(const Options& o, int rank, int world) {
   auto& ops = team.ops;
   CallOptions call;
   call.algorithm = o.algorithm == "auto" ? "" : o.algorithm;
-  if (o.p2p_reference && (world & (world - 1)) != 0) {
-    return InvalidArgumentError("--reference p2p needs a power-of-two number of ranks, not " +
-                                std::to_string(world));
-  }
   const char* reference =
       o.p2p_reference ? "hand-written p2p recursive doubling" : "raw MPI_Allreduce";
   // The reference's columns are named after it: `mpi` or `p2p`.
