@@ -89,6 +89,63 @@ StatusOr<Operation> Operation::create(const AlgorithmEntry& algo, void* team_sta
   return Operation(algo, op);
 }
 
+StartedCall Operation::start(const AlgorithmEntry& algo, void* team_state,
+                             const strata_call_t& call, std::chrono::nanoseconds first_slice) {
+  StartedCall out;
+  if (algo.table.run == nullptr) {
+    auto op = create(algo, team_state, call);
+    if (!op.ok()) {
+      out.status = op.status();
+      return out;
+    }
+    out.posted = true;
+    out.status = op->post();
+    if (!out.status.ok()) return out;
+    StatusOr<bool> done = op->wait(first_slice);
+    if (!done.ok()) {
+      out.status = done.status();
+    } else if (!*done) {
+      out.running.emplace(std::move(*op));
+    }
+    return out;
+  }
+  AbiMessage m;
+  void* op = nullptr;
+  strata_status_t st;
+  try {
+    st = algo.table.run(algo.table.user_data, team_state, &call, first_slice.count(), &op,
+                        m.view());
+  } catch (...) {
+    out.status = InternalError(algo.id + " run" + kThrew);
+    out.posted = true;  // how far it got is unknown
+    return out;
+  }
+  // Only now: a handle must be destroyed on every path from here on.
+  std::optional<Operation> handed_back;
+  if (op != nullptr) handed_back.emplace(Operation(algo, op));
+  out.posted = op != nullptr || st == STRATA_OK;
+  if (st == STRATA_OK) return out;
+  if (st == STRATA_IN_PROGRESS) {
+    if (!handed_back) {
+      out.status = InternalError(algo.id +
+                                 " run returned IN_PROGRESS without an operation to continue "
+                                 "(plugin bug: see sdk/README.md rule 4)");
+      out.posted = true;
+    }
+    if (handed_back) out.running.emplace(std::move(*handed_back));
+    return out;
+  }
+  if (!is_known_status(st)) {
+    out.status = from_abi(st, m, "run");
+    out.posted = true;
+    return out;
+  }
+  // The message already names the step that failed (create, post, wait).
+  const std::string detail = m.str();
+  out.status = Status(static_cast<Code>(st), detail.empty() ? "run failed" : detail);
+  return out;
+}
+
 Operation::Operation(Operation&& other) noexcept : algo_(other.algo_), op_(other.op_) {
   other.op_ = nullptr;
 }

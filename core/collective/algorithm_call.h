@@ -27,11 +27,17 @@ StatusOr<void*> call_team_create(const AlgorithmEntry& algo,
                                  const strata_team_desc_t& team);
 void call_team_destroy(const AlgorithmEntry& algo, void* team_state);
 
+struct StartedCall;
+
 // One operation in flight; destroy() runs in the destructor.
 class Operation {
  public:
   static StatusOr<Operation> create(const AlgorithmEntry& algo, void* team_state,
                                     const strata_call_t& call);
+  // create(), post() and a first wait() of up to `first_slice`: one call of
+  // the table's run() where it has one (ABI 1.1), else the three.
+  static StartedCall start(const AlgorithmEntry& algo, void* team_state,
+                           const strata_call_t& call, std::chrono::nanoseconds first_slice);
   Operation(Operation&& other) noexcept;
   Operation& operator=(Operation&&) = delete;
   ~Operation();
@@ -48,6 +54,15 @@ class Operation {
   Operation(const AlgorithmEntry& algo, void* op) : algo_(&algo), op_(op) {}
   const AlgorithmEntry* algo_;
   void* op_;
+};
+
+// What Operation::start left behind.
+struct StartedCall {
+  Status status;  // the first failure
+  // Work reached the backend: after a failure, peers may be mid-call.
+  bool posted = false;
+  // Posted and not finished yet (only when `status` is OK).
+  std::optional<Operation> running;
 };
 
 }  // namespace strata

@@ -198,11 +198,12 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
   call.sequence = sequence;
   call.deadline_ns = to_ns(deadline);
 
-  auto operation = Operation::create(algo, team_state, call);
-  if (!operation.ok()) return operation.status().with_context(context());
+  StartedCall started = Operation::start(algo, team_state, call, first_slice(timeout));
+  // A failed create() started nothing: the team stays usable.
+  if (!started.posted) return started.status.with_context(context());
   std::function<Status()> health;
   if (team_->multi_process()) health = [this] { return team_->check_health(); };
-  Status result = drive_to_completion(*operation, deadline, timeout, health);
+  Status result = finish_call(started, deadline, timeout, health);
   if (!result.ok()) {
     // Peers may be mid-call: the team's sequence can no longer be trusted.
     team_->mark_broken(result);

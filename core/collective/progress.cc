@@ -34,22 +34,8 @@ Status with_health_verdict(Status failure, Deadline deadline,
   }
 }
 
-}  // namespace
-
 Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanoseconds timeout,
                            const std::function<Status()>& health) {
-  STRATA_RETURN_IF_ERROR(op.post());
-  {
-    // A first short slice before any clock read: a small call ends within
-    // it, and a clock read costs 25-30 ns on a kvm-clock VM, a tenth of a
-    // small call's whole overhead over the backend (docs/PERFORMANCE.md).
-    // The deadline may be nearer than `timeout` (team set-up ran first), so
-    // the slice is short enough that overrunning it does not matter.
-    const auto first = std::clamp<std::chrono::nanoseconds>(timeout, {}, kFirstSlice);
-    StatusOr<bool> done = op.can_wait() ? op.wait(first) : op.test();
-    if (!done.ok()) return with_health_verdict(done.status(), deadline, health);
-    if (*done) return Status::Ok();
-  }
   sdk::Backoff backoff;
   auto next_health_check = Clock::now() + kHealthInterval;
   for (;;) {
@@ -79,6 +65,24 @@ Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanose
     // A wait() that returns early, or plain polling, backs off here.
     if (!op.can_wait() || Clock::now() - now < slice / 2) backoff.pause();
   }
+}
+
+}  // namespace
+
+std::chrono::nanoseconds first_slice(std::chrono::nanoseconds timeout) {
+  // A first short slice before any clock read: a small call ends within
+  // it, and a clock read costs 25-30 ns on a kvm-clock VM, a tenth of a
+  // small call's whole overhead over the backend (docs/PERFORMANCE.md).
+  // The deadline may be nearer than `timeout` (team set-up ran first), so
+  // the slice is short enough that overrunning it does not matter.
+  return std::clamp<std::chrono::nanoseconds>(timeout, {}, kFirstSlice);
+}
+
+Status finish_call(StartedCall& started, Deadline deadline, std::chrono::nanoseconds timeout,
+                   const std::function<Status()>& health) {
+  if (!started.status.ok()) return with_health_verdict(started.status, deadline, health);
+  if (!started.running) return Status::Ok();
+  return drive_to_completion(*started.running, deadline, timeout, health);
 }
 
 }  // namespace strata

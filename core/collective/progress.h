@@ -12,8 +12,12 @@
 
 namespace strata {
 
-// post(), then wait()/test() until done, an error, or `deadline` (then
-// abort() and TIMED_OUT). `timeout` is only for the message.
+// The first wait() slice Operation::start gets: at most 1 ms.
+std::chrono::nanoseconds first_slice(std::chrono::nanoseconds timeout);
+
+// Ends what Operation::start began: its failure, or wait()/test() until
+// done, an error, or `deadline` (then abort() and TIMED_OUT). `timeout` is
+// only for the message.
 //
 // `health` (may be empty), for calls that wait on other processes: asked
 // every kHealthInterval while the call runs and once more at the deadline.
@@ -23,8 +27,8 @@ namespace strata {
 // few seconds (within the deadline) to name the worker that went silent,
 // and its verdict leads the error: the peer an algorithm lost may only be a
 // survivor that gave up first.
-Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanoseconds timeout,
-                           const std::function<Status()>& health = {});
+Status finish_call(StartedCall& started, Deadline deadline, std::chrono::nanoseconds timeout,
+                   const std::function<Status()>& health = {});
 
 inline constexpr std::chrono::milliseconds kHealthInterval{200};
 

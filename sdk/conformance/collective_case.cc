@@ -90,7 +90,8 @@ std::string rule_for(const Status& status) {
   if (contains(m, "threw an exception")) {
     return "violates rule 2 (no exception may leave a plugin function)";
   }
-  if (contains(m, "unknown status") || contains(m, "IN_PROGRESS where only")) {
+  if (contains(m, "unknown status") || contains(m, "IN_PROGRESS where only") ||
+      contains(m, "IN_PROGRESS without an operation")) {
     return "violates rule 4 (return only documented statuses)";
   }
   if (status.code() == Code::kTimedOut) {

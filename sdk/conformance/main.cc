@@ -108,8 +108,8 @@ int run(int argc, char** argv) {
   Watchdog watchdog([&](const std::string& what) {
     const std::string message =
         what + " has not returned long after its deadline: the plugin blocks inside a call "
-               "core cannot interrupt (create, post, test, wait or abort), which violates rule "
-               "7. Stopping; the summary so far follows.";
+               "core cannot interrupt (create, post, test, wait, run or abort), which violates "
+               "rule 7. Stopping; the summary so far follows.";
     std::cerr << "\nFATAL: " << message << std::endl;
     // The main thread is stuck inside the plugin, so the current test stays put.
     if (const auto* info = testing::UnitTest::GetInstance()->current_test_info()) {

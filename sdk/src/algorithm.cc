@@ -1,6 +1,9 @@
 // Trampolines: the C table's functions, each catching every exception.
 #include "strata/sdk/algorithm.h"
 
+#include <cstring>
+#include <string>
+
 #include "strata/sdk/backoff.h"
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
@@ -60,18 +63,66 @@ void abi_team_destroy(void* ud, void* state) {
   delete static_cast<TeamState*>(state);
 }
 
+// post() and test() dereference the handle: a nullptr must stop here.
+std::unique_ptr<Operation> create_checked(void* ud, void* team, const strata_call_t& call) {
+  auto created = self(ud)->create(static_cast<TeamState*>(team), call);
+  if (created == nullptr) {
+    throw Error(STRATA_INTERNAL, "Algorithm::create returned no operation (nullptr)");
+  }
+  return created;
+}
+
 strata_status_t abi_create(void* ud, void* team, const strata_call_t* call, void** op,
                            strata_message_t msg) {
   HostScope scope(self(ud)->host_services());
   return guard(msg, [&] {
-    auto created = self(ud)->create(static_cast<TeamState*>(team), *call);
-    // post() and test() dereference the handle: a nullptr must stop here.
-    if (created == nullptr) {
-      throw Error(STRATA_INTERNAL, "Algorithm::create returned no operation (nullptr)");
-    }
-    *op = OperationHandle::bind(std::move(created), self(ud)->host_services());
+    *op = OperationHandle::bind(create_checked(ud, team, *call), self(ud)->host_services());
     return STRATA_OK;
   });
+}
+
+// A failed step of run(): its message leads with the step, as core's own
+// prefix would have named it had the steps been three calls.
+strata_status_t step_failed(strata_message_t msg, const char* step, strata_status_t status) {
+  if (msg.data == nullptr || msg.capacity == 0) return status;
+  try {
+    const std::string detail(msg.data, strnlen(msg.data, msg.capacity));
+    write_message(msg, std::string(step) + (detail.empty() ? " failed" : ": " + detail));
+  } catch (...) {  // out of memory: the message stays without its step
+  }
+  return status;
+}
+
+// create(), post() and the first wait() in one crossing (ABI 1.1): each
+// crossing sets the host scope and a catch frame, and where ranks share a
+// core a small call's crossings run cold after a context switch. After a
+// failed post() or wait() the operation goes back to core, which destroys
+// it and, because work may have started, breaks the team.
+strata_status_t abi_run(void* ud, void* team, const strata_call_t* call, int64_t first_slice_ns,
+                        void** op, strata_message_t msg) {
+  HostScope scope(self(ud)->host_services());
+  *op = nullptr;
+  std::unique_ptr<Operation> created;
+  strata_status_t s = guard(msg, [&] {
+    created = create_checked(ud, team, *call);
+    return STRATA_OK;
+  });
+  if (s != STRATA_OK) return step_failed(msg, "create", s);
+  s = guard(msg, [&] {
+    created->post();
+    return STRATA_OK;
+  });
+  if (s != STRATA_OK) {
+    *op = OperationHandle::bind(std::move(created), self(ud)->host_services());
+    return step_failed(msg, "post", s);
+  }
+  s = guard(msg, [&] {
+    return created->wait(std::chrono::nanoseconds(first_slice_ns)) ? STRATA_OK
+                                                                    : STRATA_IN_PROGRESS;
+  });
+  if (s == STRATA_OK) return s;
+  *op = OperationHandle::bind(std::move(created), self(ud)->host_services());
+  return s == STRATA_IN_PROGRESS ? s : step_failed(msg, "wait", s);
 }
 
 strata_status_t abi_post(void* op, strata_message_t msg) {
@@ -160,6 +211,7 @@ strata_algorithm_t Algorithm::table() {
   t.wait = &abi_wait;
   t.abort = &abi_abort_op;
   t.destroy = &abi_destroy;
+  t.run = &abi_run;
   return t;
 }
 

@@ -105,6 +105,28 @@ TEST(AbiMinor, NewerMinorLoadsWorksAndIsNoted) {
   EXPECT_TRUE(all_reduce_via(*ops, kRealAllReduce).ok());
 }
 
+TEST(AbiMinor, OlderMinorTableGetsTheCallsItKnows) {
+  auto runtime = make_runtime({fake_dir("older_minor")});
+  ASSERT_NE(runtime, nullptr);
+  const PluginRecord* record = record_of(*runtime, fake_file("older_minor"));
+  ASSERT_NE(record, nullptr);
+  EXPECT_EQ(record->state, PluginRecord::State::kLoaded) << record->reason;
+  EXPECT_EQ(record->abi_minor, 0u);
+
+  // The 1.0 table stops before run(): core pads it with NULL, whatever the
+  // plugin's memory holds past struct_size, and makes the 1.0 calls.
+  const AlgorithmEntry* algo =
+      runtime->registry().find_algorithm("fake_older_minor/all_reduce/sum");
+  ASSERT_NE(algo, nullptr);
+  EXPECT_EQ(algo->table.struct_size, sizeof(strata_algorithm_t));
+  EXPECT_EQ(algo->table.run, nullptr);
+
+  auto ops = make_ops(runtime);
+  ASSERT_NE(ops, nullptr);
+  const Status status = all_reduce_via(*ops, "fake_older_minor/all_reduce/sum");
+  EXPECT_TRUE(status.ok()) << status;
+}
+
 TEST(PluginName, NameOutsideTheAlphabetIsRefused) {
   EXPECT_EQ(expect_refused("bad_name"),
             "has an invalid plugin name 'Fake-Bad-Name'; names are [a-z0-9_]");

@@ -8,6 +8,7 @@
 // on the host inside post(). It does NOT use the SDK on purpose: there are
 // no exception-catching trampolines here, so a variant that throws really
 // throws across the C boundary, as careless C++ behind a C ABI would.
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -86,7 +87,8 @@ strata_status_t sum_test(void*, strata_message_t) { return STRATA_OK; }
 void sum_abort(void*) {}
 void sum_destroy(void* op) { delete static_cast<SumOp*>(op); }
 
-// The NULL functions are optional ones: no estimate, no team state, no wait.
+// The NULL functions are optional ones: no estimate, no team state, no wait,
+// no run (so core makes create, post and test separate calls: the 1.0 way).
 FakeAlgorithm sum_algorithm(const char* name) {
   FakeAlgorithm a{};
   a.table = {.struct_size = sizeof a.table, .name = name, .op = STRATA_ALL_REDUCE,
@@ -94,7 +96,7 @@ FakeAlgorithm sum_algorithm(const char* name) {
              .user_data = nullptr, .supports = &sum_supports, .estimate = nullptr,
              .team_create = nullptr, .team_destroy = nullptr, .create = &sum_create,
              .post = &sum_post, .test = &sum_test, .wait = nullptr, .abort = &sum_abort,
-             .destroy = &sum_destroy};
+             .destroy = &sum_destroy, .run = nullptr};
   return a;
 }
 
@@ -129,7 +131,7 @@ void tweak_info(FakeInfo& f) { f.info.abi_major = 2; }
 
 #elif defined(FAKE_NEWER_MINOR)
 // Built against a future SDK 1.99: longer info and algorithm table, their
-// unknown trailing fields full of junk. Core must read the 1.0 prefix only.
+// unknown trailing fields full of junk. Core must read the prefix it knows.
 #define HAS_TWEAK_INFO
 void tweak_info(FakeInfo& f) {
   f.info.abi_minor = 99;
@@ -140,6 +142,23 @@ void tweak_info(FakeInfo& f) {
 void tweak_algorithm(FakeAlgorithm& a) {
   a.table.struct_size = sizeof a;
   std::memset(a.from_the_future, 0xCD, sizeof a.from_the_future);
+}
+
+#elif defined(FAKE_OLDER_MINOR)
+// Built against SDK 1.0, before run() (ABI 1.1) existed: its algorithm table
+// ends at destroy. What lies past that is not the plugin's to vouch for, so
+// a run() planted there must never be called.
+#define HAS_TWEAK_INFO
+void tweak_info(FakeInfo& f) { f.info.abi_minor = 0; }
+#define HAS_TWEAK_ALGORITHM
+strata_status_t run_past_the_table(void*, void*, const strata_call_t*, int64_t, void**,
+                                   strata_message_t msg) {
+  write(msg, "core called run(), past this 1.0 table's struct_size");
+  return STRATA_INTERNAL;
+}
+void tweak_algorithm(FakeAlgorithm& a) {
+  a.table.struct_size = offsetof(strata_algorithm_t, run);
+  a.table.run = &run_past_the_table;
 }
 
 #elif defined(FAKE_BAD_NAME)

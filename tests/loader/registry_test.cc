@@ -2,6 +2,7 @@
 // (INVALID_ARGUMENT for bad names, ops, scopes and missing functions;
 // ALREADY_EXISTS for ids taken), what remove_plugin takes away, and that
 // device type ids are never handed out twice.
+#include <cstddef>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -142,9 +143,19 @@ TEST(RegistryAdd, EachMissingRequiredFunctionIsNamed) {
 TEST(RegistryAdd, SmallStructSizeIsInvalidArgumentForEveryTable) {
   Registry registry;
   strata_algorithm_t a = algorithm("x");
-  a.struct_size = sizeof a - 1;
+  // One byte short of ABI 1.0's table, which ends at destroy.
+  a.struct_size = offsetof(strata_algorithm_t, run) - 1;
   EXPECT_THAT(invalid(registry.add_algorithm("p", a)),
-              HasSubstr("algorithm table has struct_size " + std::to_string(sizeof a - 1)));
+              HasSubstr("algorithm table has struct_size " + std::to_string(a.struct_size)));
+  // Exactly 1.0's size is a 1.0 table: accepted, and run() reads as NULL.
+  a.struct_size = offsetof(strata_algorithm_t, run);
+  a.name = "v1_0";
+  a.run = [](void*, void*, const strata_call_t*, int64_t, void**,
+             strata_message_t) -> strata_status_t {
+    return STRATA_INTERNAL;  // past struct_size: must never be copied
+  };
+  ASSERT_TRUE(registry.add_algorithm("p", a).ok());
+  EXPECT_EQ(registry.find_algorithm("p/all_reduce/v1_0")->table.run, nullptr);
   strata_device_type_t d = device_type("dev");
   d.struct_size = 0;
   EXPECT_THAT(invalid(registry.add_device_type("p", d).status()),

@@ -14,7 +14,7 @@ namespace strata::cli {
 struct PluginInfo {
   std::string name;
   std::string version;
-  std::string abi;       // "1.0", empty when the file was never asked
+  std::string abi;       // "1.1", empty when the file was never asked
   std::string state;     // loaded | skipped | refused
   std::string location;  // the file, or "built-in"
   std::string reason;    // why skipped or refused; a note for some loads

@@ -26,6 +26,8 @@ enum class Bug {
   kScribbles,     // a reduce that zeroes non-root outputs: rule 8
   kOverruns,      // a reduce_scatter that writes one element too many: rule 8
   kBlocks,        // post() never returns, so core's deadline cannot help: rule 7
+  kRunsInParts,   // a correct all-reduce through run() (ABI 1.1), left for test(): must pass
+  kRunLosesOp,    // run() answers IN_PROGRESS but hands back no operation: rule 4
 };
 
 struct Call {
@@ -108,7 +110,9 @@ strata_status_t post(void* op, strata_message_t) {
     return STRATA_OK;
   }
   switch (c.bug) {
-    case Bug::kNone: all_reduce(c.call); break;
+    case Bug::kNone:
+    case Bug::kRunsInParts:
+    case Bug::kRunLosesOp: all_reduce(c.call); break;
     case Bug::kOffByOne:
       all_reduce(c.call);
       if (c.call.desc->dtype == STRATA_F32) static_cast<float*>(c.call.outputs[0].data)[0] += 1;
@@ -131,6 +135,27 @@ strata_status_t test(void* op, strata_message_t) {
 void abort_call(void*) {}
 void destroy(void* op) { delete static_cast<Call*>(op); }
 
+// ABI 1.1's run(): create and post, then leave the end to core's test()
+// loop, so core's hand-over from run() to the rest of the loop is checked.
+strata_status_t run(void* user_data, void* team, const strata_call_t* call, int64_t,
+                    void** op, strata_message_t msg) {
+  *op = nullptr;
+  void* created = nullptr;
+  if (const strata_status_t s = create(user_data, team, call, &created, msg); s != STRATA_OK) {
+    return s;
+  }
+  if (const strata_status_t s = post(created, msg); s != STRATA_OK) {
+    destroy(created);
+    return s;
+  }
+  if (static_cast<Call*>(created)->bug == Bug::kRunLosesOp) {
+    destroy(created);
+    return STRATA_IN_PROGRESS;
+  }
+  *op = created;
+  return STRATA_IN_PROGRESS;
+}
+
 struct Entry {
   const char* name;
   strata_op_t op;
@@ -149,6 +174,8 @@ Entry kEntries[] = {
     {"scribbles", STRATA_REDUCE, STRATA_SCOPE_LOCAL, Bug::kScribbles},
     {"overruns", STRATA_REDUCE_SCATTER, STRATA_SCOPE_LOCAL, Bug::kOverruns},
     {"multi_process", STRATA_ALL_REDUCE, STRATA_SCOPE_CROSS_PROCESS, Bug::kNone},
+    {"runs_in_parts", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kRunsInParts},
+    {"run_loses_op", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kRunLosesOp},
     // Last: registered only for the watchdog's test, since it ends the run.
     {"blocks_in_post", STRATA_BARRIER, STRATA_SCOPE_LOCAL, Bug::kBlocks},
 };
@@ -170,6 +197,7 @@ strata_status_t register_all(const strata_registrar_t* registrar, strata_message
     t.test = test;
     t.abort = abort_call;
     t.destroy = destroy;
+    if (e.bug == Bug::kRunsInParts || e.bug == Bug::kRunLosesOp) t.run = run;
     const strata_status_t s = registrar->add_algorithm(registrar->ctx, &t, msg);
     if (s != STRATA_OK) return s;
   }

@@ -5,6 +5,7 @@
  *   supports() / estimate()      during selection, on every rank alike
  *   team_create()                once per team, before its first call
  *   create() -> post() -> test()* -> destroy()      once per call
+ *     (or run() -> [test()* -> destroy()]: the first three in one call)
  *   abort()                      when core's deadline passes, then destroy()
  *   team_destroy()               when the team is released
  *
@@ -145,9 +146,31 @@ typedef struct strata_algorithm {
    * for peers. Required. */
   void (*abort)(void* op);
 
-  /* Release the operation. Called exactly once per successful create().
-   * Required. */
+  /* Release the operation. Called exactly once per successful create(),
+   * and once per run() that handed back an operation. Required. */
   void (*destroy)(void* op);
+
+  /* ---- ABI 1.1 ---- */
+
+  /* create(), post() and wait(first_slice_ns) in one call: a small
+   * collective's fast path, one crossing of the C boundary instead of four
+   * (create, post, wait, destroy). Core passes a short first slice (at most
+   * 1 ms, 0 allowed: post and test once) and, once run() answers, drives the
+   * rest exactly as for an operation from create():
+   *   OK           finished; *op is NULL, nothing to destroy;
+   *   IN_PROGRESS  posted and still running; *op is the operation, which
+   *                core advances with wait()/test(), may abort(), and
+   *                releases with destroy();
+   *   an error     from create(): *op is NULL, nothing was started, and the
+   *                team stays usable, as after a failed create();
+   *                from post() or wait(): *op is the operation, which core
+   *                destroys, and the team is broken, as after those fail.
+   * An error's message starts with the step that failed ("post: ..."):
+   * core sees only the one call. The statuses and guarantees of
+   * create(), post() and wait() hold for their parts of run().
+   * NULL (and every 1.0 table): core makes the three calls itself. */
+  strata_status_t (*run)(void* user_data, void* team_state, const strata_call_t* call,
+                         int64_t first_slice_ns, void** op, strata_message_t msg);
 } strata_algorithm_t;
 
 #endif /* STRATA_ABI_ALGORITHM_H_ */
