@@ -58,10 +58,17 @@ bool MpiOperation::test() {
 // default): a rank that sleeps stalls its peers, whose large messages it
 // must pull (vader's single-copy) and whose next round needs its answer.
 // The SDK's generic back-off sleeps up to 1 ms between polls, which made a
-// 16 MiB ring take 50 ms instead of 4. So: spin while the answer is likely
-// microseconds away or the call is advancing, yield (other ranks may share
-// the core: mpirun --oversubscribe) for a while, and nap briefly only once
-// nothing has moved for 10 ms — a slow peer, not a slow wire.
+// 16 MiB ring take 50 ms instead of 4. So: spin while the call advances or
+// has stalled for under 2 ms, yield until 10 ms, and nap briefly only after
+// that — a slow peer, not a slow wire.
+//
+// Where ranks share a core (mpirun --oversubscribe with more ranks than
+// cores) Open MPI's progress engine already yields inside every MPI_Test
+// that finds nothing (mpi_yield_when_idle), so spinning here does not
+// starve them. Where they do not, our own yield only cost time: a 1 MiB
+// step waits 50 µs or more for the peer's single-copy read, and yielding
+// from 50 µs on kept 2 ranks 1-4% behind MPI_Allreduce at 1-16 MiB in
+// place; from 2 ms on, 0-1% (docs/PERFORMANCE.md).
 //
 // The slice is counted from the 32nd poll, the first clock read: a small
 // call ends before it, and a clock read costs a tenth of the framework's
@@ -86,7 +93,7 @@ bool MpiOperation::wait(std::chrono::nanoseconds timeout) {
     }
     if (now >= deadline) return false;
     const auto idle = now - moved;
-    if (idle < 50us) continue;
+    if (idle < 2ms) continue;
     if (idle < 10ms) {
       std::this_thread::yield();
     } else {
