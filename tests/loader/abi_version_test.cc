@@ -2,6 +2,7 @@
 // shared library, is it a Strata plugin, which ABI does it speak. Every
 // refusal names the problem (and the rule of sdk/README.md it breaks), and
 // leaves the process working; a newer minor loads.
+#include <memory>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -75,6 +76,23 @@ TEST(AbiMajor, EntryReturningNullIsRefusedAsDeclined) {
   EXPECT_EQ(expect_refused("declines_host"), "declined to serve host ABI " + kHostAbi);
 }
 
+// Core's copy of algorithm `id`, from a plugin of another minor: always the
+// host's size, and it serves a call with the team usable afterwards.
+const AlgorithmEntry* host_sized_and_working(const std::shared_ptr<Runtime>& runtime,
+                                             const std::string& id) {
+  const AlgorithmEntry* algo = runtime->registry().find_algorithm(id);
+  EXPECT_NE(algo, nullptr) << id;
+  if (algo == nullptr) return nullptr;
+  EXPECT_EQ(algo->table.struct_size, sizeof(strata_algorithm_t));
+  auto ops = make_ops(runtime);
+  EXPECT_NE(ops, nullptr);
+  if (ops == nullptr) return algo;
+  const Status status = all_reduce_via(*ops, id);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_TRUE(all_reduce_via(*ops, kRealAllReduce).ok());
+  return algo;
+}
+
 TEST(AbiMinor, NewerMinorLoadsWorksAndIsNoted) {
   LogCapture log;
   auto runtime = make_runtime({fake_dir("newer_minor")});
@@ -92,17 +110,9 @@ TEST(AbiMinor, NewerMinorLoadsWorksAndIsNoted) {
   EXPECT_THAT(lines[0], HasSubstr("(ABI 1.99); built for ABI minor 99"));
 
   // Its longer table was cut to the host's size, junk tail and all.
-  const AlgorithmEntry* algo =
-      runtime->registry().find_algorithm("fake_newer_minor/all_reduce/sum");
+  const AlgorithmEntry* algo = host_sized_and_working(runtime, "fake_newer_minor/all_reduce/sum");
   ASSERT_NE(algo, nullptr);
-  EXPECT_EQ(algo->table.struct_size, sizeof(strata_algorithm_t));
   EXPECT_EQ(algo->table.wait, nullptr);
-
-  auto ops = make_ops(runtime);
-  ASSERT_NE(ops, nullptr);
-  const Status status = all_reduce_via(*ops, "fake_newer_minor/all_reduce/sum");
-  EXPECT_TRUE(status.ok()) << status;
-  EXPECT_TRUE(all_reduce_via(*ops, kRealAllReduce).ok());
 }
 
 TEST(AbiMinor, OlderMinorTableGetsTheCallsItKnows) {
@@ -115,16 +125,9 @@ TEST(AbiMinor, OlderMinorTableGetsTheCallsItKnows) {
 
   // The 1.0 table stops before run(): core pads it with NULL, whatever the
   // plugin's memory holds past struct_size, and makes the 1.0 calls.
-  const AlgorithmEntry* algo =
-      runtime->registry().find_algorithm("fake_older_minor/all_reduce/sum");
+  const AlgorithmEntry* algo = host_sized_and_working(runtime, "fake_older_minor/all_reduce/sum");
   ASSERT_NE(algo, nullptr);
-  EXPECT_EQ(algo->table.struct_size, sizeof(strata_algorithm_t));
   EXPECT_EQ(algo->table.run, nullptr);
-
-  auto ops = make_ops(runtime);
-  ASSERT_NE(ops, nullptr);
-  const Status status = all_reduce_via(*ops, "fake_older_minor/all_reduce/sum");
-  EXPECT_TRUE(status.ok()) << status;
 }
 
 TEST(PluginName, NameOutsideTheAlphabetIsRefused) {
