@@ -15,7 +15,7 @@ Status guarded(const AlgorithmEntry& algo, const char* fn, Fn&& call,
   AbiMessage m;
   try {
     const strata_status_t status = call(m);
-    // Inline, the common answers: three of these calls make a small collective.
+    // Inline, the common answers: a 1.0 table's small collective is three of these.
     if (status == STRATA_OK || (allow_in_progress && status == STRATA_IN_PROGRESS)) {
       return Status::Ok();
     }
@@ -126,13 +126,14 @@ StartedCall Operation::start(const AlgorithmEntry& algo, void* team_state,
   out.posted = op != nullptr || st == STRATA_OK;
   if (st == STRATA_OK) return out;
   if (st == STRATA_IN_PROGRESS) {
-    if (!handed_back) {
+    if (handed_back) {
+      out.running.emplace(std::move(*handed_back));
+    } else {
       out.status = InternalError(algo.id +
                                  " run returned IN_PROGRESS without an operation to continue "
                                  "(plugin bug: see sdk/README.md rule 4)");
       out.posted = true;
     }
-    if (handed_back) out.running.emplace(std::move(*handed_back));
     return out;
   }
   if (!is_known_status(st)) {

@@ -17,7 +17,8 @@ std::chrono::nanoseconds first_slice(std::chrono::nanoseconds timeout);
 
 // Ends what Operation::start began: its failure, or wait()/test() until
 // done, an error, or `deadline` (then abort() and TIMED_OUT). `timeout` is
-// only for the message.
+// only for the message. A PEER_FAILED from post() gets the health verdict
+// below too: with run() (ABI 1.1) core cannot tell post() from wait().
 //
 // `health` (may be empty), for calls that wait on other processes: asked
 // every kHealthInterval while the call runs and once more at the deadline.

@@ -58,17 +58,18 @@ bool MpiOperation::test() {
 // default): a rank that sleeps stalls its peers, whose large messages it
 // must pull (vader's single-copy) and whose next round needs its answer.
 // The SDK's generic back-off sleeps up to 1 ms between polls, which made a
-// 16 MiB ring take 50 ms instead of 4. So: spin while the call advances or
-// has stalled for under 2 ms, yield until 10 ms, and nap briefly only after
-// that — a slow peer, not a slow wire.
+// 16 MiB ring take 50 ms instead of 4. So: spin while the call advances,
+// yield once it has stalled for a while, until 10 ms, and nap briefly only
+// after that — a slow peer, not a slow wire.
 //
-// Where ranks share a core (mpirun --oversubscribe with more ranks than
-// cores) Open MPI's progress engine already yields inside every MPI_Test
-// that finds nothing (mpi_yield_when_idle), so spinning here does not
-// starve them. Where they do not, our own yield only cost time: a 1 MiB
-// step waits 50 µs or more for the peer's single-copy read, and yielding
-// from 50 µs on kept 2 ranks 1-4% behind MPI_Allreduce at 1-16 MiB in
-// place; from 2 ms on, 0-1% (docs/PERFORMANCE.md).
+// How long "a while" is depends on whether the team's ranks share cores.
+// If they do, a spinning rank holds the core its peer needs: yield after
+// 50 µs (Open MPI yields inside idle MPI_Tests only when mpirun knows the
+// node is oversubscribed, never for singletons such as `strata launch`
+// starts). If every rank has a core, a yield only costs time, since a step
+// of a 1 MiB ring waits 50 µs or more for the peer's single-copy read:
+// spin for 2 ms (2 ranks, 1-16 MiB in place: medians 1.016-1.018 of
+// MPI_Allreduce with 50 µs, 0.998-1.014 with 2 ms; docs/PERFORMANCE.md).
 //
 // The slice is counted from the 32nd poll, the first clock read: a small
 // call ends before it, and a clock read costs a tenth of the framework's
@@ -93,7 +94,7 @@ bool MpiOperation::wait(std::chrono::nanoseconds timeout) {
     }
     if (now >= deadline) return false;
     const auto idle = now - moved;
-    if (idle < 2ms) continue;
+    if (idle < (comm_.shares_cores() ? 50us : 2ms)) continue;
     if (idle < 10ms) {
       std::this_thread::yield();
     } else {

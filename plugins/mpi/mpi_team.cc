@@ -1,5 +1,6 @@
 #include "mpi_team.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "mpi_runtime.h"
 #include "mpi_transport.h"
@@ -30,6 +32,13 @@ std::string host_name() {
   char name[256] = {0};
   if (gethostname(name, sizeof name - 1) != 0) return "?";
   return name;
+}
+
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 // Every rank says who it is and waits for the others (the store has
@@ -115,6 +124,13 @@ uint64_t team_eager_bytes(const std::vector<Announcement>& peers) {
     limit = std::min(limit, a.shm_eager_limit);
   }
   return peers.empty() ? 0 : limit - kEagerHeaderBytes;
+}
+
+bool team_shares_cores(const std::vector<Announcement>& peers, const std::string& host,
+                       int cpus) {
+  const auto here = std::count_if(peers.begin(), peers.end(),
+                                  [&](const Announcement& a) { return a.host == host; });
+  return here > cpus;
 }
 
 std::vector<Announcement> announce_all(const strata_team_desc_t& team,
@@ -232,6 +248,7 @@ MpiTeam::MpiTeam(const strata_team_desc_t& team)
   std::lock_guard build_lock(g_build_mu);
   if (shared()) return;
   comm_ = build(team, launcher, peers);
+  comm_->set_shares_cores(team_shares_cores(peers, host_name(), usable_cpus()));
   if (comm_->size() != team.process_count || comm_->rank() != team.process_rank) {
     throw sdk::Error(STRATA_INTERNAL,
                      "the communicator built by " + comm_->how() + " has rank " +

@@ -56,6 +56,11 @@ class Comm {
   uint64_t eager_bytes() const { return eager_bytes_; }
   void set_eager_bytes(uint64_t bytes) { eager_bytes_ = bytes; }
 
+  // More of the team's processes on this host than CPUs this process may
+  // run on: waiting ranks must yield early (MpiOperation::wait).
+  bool shares_cores() const { return shares_cores_; }
+  void set_shares_cores(bool shares) { shares_cores_ = shares; }
+
  private:
   MPI_Comm handle_;
   int rank_ = 0;
@@ -67,6 +72,7 @@ class Comm {
   size_t scratch_bytes_ = 0;
   std::vector<Step> plan_;
   uint64_t eager_bytes_ = 0;
+  bool shares_cores_ = true;  // until team creation knows better
 };
 
 class MpiTeam final : public sdk::TeamState {
@@ -104,6 +110,11 @@ struct Announcement {
 // could not read its limit, 0 (the network transports' limits are not read,
 // and the plans then take no eager rule).
 uint64_t team_eager_bytes(const std::vector<Announcement>& peers);
+
+// Whether the team's processes on `host` outnumber `cpus`, the CPUs one of
+// them may run on (its affinity mask). Other jobs' processes are not seen.
+bool team_shares_cores(const std::vector<Announcement>& peers, const std::string& host,
+                       int cpus);
 
 // Publishes `self` in the team store and waits until every process of the
 // team did, until team.deadline_ns. The error names every missing rank.

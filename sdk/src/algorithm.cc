@@ -82,8 +82,13 @@ strata_status_t abi_create(void* ud, void* team, const strata_call_t* call, void
 }
 
 // A failed step of run(): its message leads with the step, as core's own
-// prefix would have named it had the steps been three calls.
+// prefix would have named it had the steps been three calls. IN_PROGRESS
+// thrown from create() or post() is a bug (rule 4), not a call in flight.
 strata_status_t step_failed(strata_message_t msg, const char* step, strata_status_t status) {
+  if (status == STRATA_IN_PROGRESS) {
+    write_message(msg, "threw IN_PROGRESS, which only test() and wait() may answer (rule 4)");
+    status = STRATA_INTERNAL;
+  }
   if (msg.data == nullptr || msg.capacity == 0) return status;
   try {
     const std::string detail(msg.data, strnlen(msg.data, msg.capacity));

@@ -161,6 +161,33 @@ void tweak_algorithm(FakeAlgorithm& a) {
   a.table.run = &run_past_the_table;
 }
 
+#elif defined(FAKE_RUN_CREATE_FAILS) || defined(FAKE_RUN_POST_FAILS)
+// An ABI 1.1 run() that fails in its create step (nothing started: *op
+// stays NULL) or in its post step (the operation goes back to core, which
+// must destroy it and break the team). destroy() logs, for the test.
+#define HAS_TWEAK_ALGORITHM
+void destroy_logged(void* op) {
+  log_info("destroy called");
+  sum_destroy(op);
+}
+strata_status_t run_failing(void*, void*, const strata_call_t* call, int64_t, void** op,
+                            strata_message_t msg) {
+  *op = nullptr;
+#ifdef FAKE_RUN_CREATE_FAILS
+  (void)call;
+  write(msg, "create: no memory for the plan");
+  return STRATA_OUT_OF_MEMORY;
+#else
+  if (sum_create(nullptr, nullptr, call, op, msg) != STRATA_OK) return STRATA_OUT_OF_MEMORY;
+  write(msg, "post: the backend refused the send");
+  return STRATA_UNAVAILABLE;
+#endif
+}
+void tweak_algorithm(FakeAlgorithm& a) {
+  a.table.run = &run_failing;
+  a.table.destroy = &destroy_logged;
+}
+
 #elif defined(FAKE_BAD_NAME)
 // A plugin name outside [a-z0-9_]: ids built from it would not parse.
 #undef FAKE_PLUGIN_NAME

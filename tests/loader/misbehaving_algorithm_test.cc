@@ -171,6 +171,29 @@ TEST(Deadline, TeamTimeoutFromCommunicationOptionsAppliesToo) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+TEST(RunFailure, InTheCreateStepLeavesTheTeamUsable) {
+  LogCapture log;
+  Loaded l = load("run_create_fails");
+  ASSERT_NE(l.ops, nullptr);
+  const Status s = failing_call(l, "run_create_fails");
+  EXPECT_EQ(s.code(), Code::kOutOfMemory) << s;
+  EXPECT_EQ(s.message(), "create: no memory for the plan");
+  EXPECT_TRUE(log.lines_with("destroy called").empty());
+  EXPECT_TRUE(all_reduce_via(*l.ops, kRealAllReduce).ok());
+}
+
+TEST(RunFailure, InThePostStepDestroysTheHandedBackOperationAndBreaksTheTeam) {
+  LogCapture log;
+  Loaded l = load("run_post_fails");
+  ASSERT_NE(l.ops, nullptr);
+  const Status s = failing_call(l, "run_post_fails");
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s;
+  EXPECT_EQ(s.message(), "post: the backend refused the send");
+  EXPECT_THAT(log.lines_with("destroy called"),
+              ElementsAre("info fake_run_post_fails: destroy called"));
+  expect_team_broken_by(l, s);
+}
+
 TEST(SdkPlugin, NotSupportedFromCreateReachesTheCallerWithItsMessage) {
   Loaded l = load("sdk", "sdk");
   ASSERT_NE(l.ops, nullptr);

@@ -333,6 +333,22 @@ TEST(TeamEagerBytes, OneHostTakesTheSmallestLimitLessHeadersOtherwiseNone) {
   EXPECT_EQ(team_eager_bytes({}), 0u);
 }
 
+// Ranks yield early only where the team's processes on this host outnumber
+// this process's CPUs.
+TEST(TeamSharesCores, CountsOnlyThisHostsProcessesAgainstTheCpus) {
+  auto at = [](const char* host) {
+    Announcement a;
+    a.host = host;
+    return a;
+  };
+  const std::vector<Announcement> four_here = {at("a"), at("a"), at("a"), at("a")};
+  EXPECT_TRUE(team_shares_cores(four_here, "a", 2));
+  EXPECT_FALSE(team_shares_cores(four_here, "a", 4));
+  const std::vector<Announcement> two_hosts = {at("a"), at("a"), at("b"), at("b")};
+  EXPECT_FALSE(team_shares_cores(two_hosts, "a", 2));
+  EXPECT_TRUE(team_shares_cores(two_hosts, "b", 1));
+}
+
 // The announcement carries the limit to the peers, and an older peer's
 // (four lines, no limit) reads as unknown.
 TEST(TeamEagerBytes, AnnouncementsCarryTheLimit) {

@@ -145,8 +145,8 @@ strata_status_t run(void* user_data, void* team, const strata_call_t* call, int6
     return s;
   }
   if (const strata_status_t s = post(created, msg); s != STRATA_OK) {
-    destroy(created);
-    return s;
+    *op = created;  // posted work may be under way: core destroys it and breaks the team
+    return s;       // (a real plugin also starts msg with "post: ")
   }
   if (static_cast<Call*>(created)->bug == Bug::kRunLosesOp) {
     destroy(created);

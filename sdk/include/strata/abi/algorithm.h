@@ -17,7 +17,8 @@
  * Core guarantees, for every call: when post() runs, every input is ready and
  * no earlier Strata work on the team's devices still uses these buffers; all
  * ranks issue the team's calls in the same order with the same descriptors
- * (core checks this where it can); buffers stay valid until destroy().
+ * (core checks this where it can); buffers stay valid until destroy(), or
+ * until run() returns OK.
  * An algorithm guarantees: when test() returns OK, every output is written
  * and visible to the host, and none of its work remains queued. */
 #ifndef STRATA_ABI_ALGORITHM_H_
