@@ -248,7 +248,8 @@ MpiTeam::MpiTeam(const strata_team_desc_t& team)
   std::lock_guard build_lock(g_build_mu);
   if (shared()) return;
   comm_ = build(team, launcher, peers);
-  comm_->set_shares_cores(team_shares_cores(peers, host_name(), usable_cpus()));
+  const std::string& here = peers[static_cast<size_t>(team.process_rank)].host;
+  comm_->set_shares_cores(team_shares_cores(peers, here, usable_cpus()));
   if (comm_->size() != team.process_count || comm_->rank() != team.process_rank) {
     throw sdk::Error(STRATA_INTERNAL,
                      "the communicator built by " + comm_->how() + " has rank " +
