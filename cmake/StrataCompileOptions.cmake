@@ -14,7 +14,7 @@ endif()
 # read the GOT directly instead of jumping through the PLT: one indirect
 # jump and one cache line less per callee. On its own it took 14 ns off
 # Strata's extra on a warm 8-byte MPI all-reduce (+0.148 to +0.134 us,
-# docs/PERFORMANCE.md). Symbols bind at load time instead of on first call.
+# docs/performance/mpi_per_call.md). Symbols bind at load time instead of on first call.
 target_compile_options(strata_compile_options INTERFACE -fno-plt)
 if(STRATA_WERROR)
   target_compile_options(strata_compile_options INTERFACE -Werror)

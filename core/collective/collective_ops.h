@@ -110,7 +110,7 @@ class CollectiveOps {
   std::set<SelectionKey, std::less<>> composed_shapes_;
   // The previous call's shape, algorithm and team state. A training loop
   // repeats its shapes, and right after a context switch the two map walks
-  // that find them cost more than one comparison (docs/PERFORMANCE.md,
+  // that find them cost more than one comparison (docs/performance/mpi_per_call.md,
   // "Per-call cost, third pass").
   struct LastCall {
     SelectionKey key;

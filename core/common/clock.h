@@ -28,7 +28,7 @@ inline Deadline deadline_after(std::chrono::nanoseconds d) { return Clock::now()
 // deadline_after for the per-call path. Clock::now() costs ~26 ns on a
 // kvm-clock VM, and several times that right after a context switch, when
 // its pages have left the caches: 4-6% of an 8 B all-reduce's cycles where
-// ranks share a core (docs/PERFORMANCE.md, "Per-call cost, third pass").
+// ranks share a core (docs/performance/mpi_per_call.md, "Per-call cost, third pass").
 // For timeouts of a second or more this reads the coarse monotonic clock
 // instead (the same clock as of the last tick, ~4 ns) and adds two ticks:
 // at most two ticks (8 ms at HZ=250) late, and early only if the kernel's

@@ -16,7 +16,7 @@ namespace strata {
 // A message buffer for one ABI call; messages longer than this are cut.
 // Only the first byte is cleared: str() stops at the capacity, and zeroing
 // all of it cost a kilobyte of stores per ABI call, one to four calls per
-// collective (docs/PERFORMANCE.md, "Cutting the per-call footprint").
+// collective (docs/performance/mpi_per_call.md, "Cutting the per-call footprint").
 struct AbiMessage {
   AbiMessage() { text[0] = '\0'; }
   char text[1024];

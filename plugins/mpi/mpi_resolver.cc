@@ -1,11 +1,7 @@
 #include "mpi_resolver.h"
 
 #include <mpi.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -14,6 +10,7 @@
 #include "mpi_runtime.h"
 #include "strata/sdk/backoff.h"
 #include "strata/sdk/error.h"
+#include "strata/sdk/free_port.h"
 #include "strata/sdk/host.h"
 
 namespace strata::mpi {
@@ -46,25 +43,13 @@ void wait_for(MPI_Request& request, int64_t deadline_ns, const char* what) {
 }  // namespace
 
 int pick_free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) {
-    throw sdk::Error(STRATA_UNAVAILABLE, std::string("socket: ") + std::strerror(errno));
+  std::string error;
+  const sdk::PortReservation reserved =
+      sdk::PortReservation::make(sdk::PortReservation::Scope::kAnyAddress, error);
+  if (!reserved.valid()) {
+    throw sdk::Error(STRATA_UNAVAILABLE, "no free TCP port for the rendezvous store: " + error);
   }
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_ANY);
-  addr.sin_port = 0;
-  socklen_t length = sizeof addr;
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-                  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) == 0;
-  const int saved = errno;
-  close(fd);
-  if (!ok) {
-    throw sdk::Error(STRATA_UNAVAILABLE,
-                     std::string("no free TCP port for the rendezvous store: ") +
-                         std::strerror(saved));
-  }
-  return ntohs(addr.sin_port);
+  return reserved.port();
 }
 
 MpiResolver::MpiResolver(std::chrono::nanoseconds timeout, std::shared_ptr<void> registration)

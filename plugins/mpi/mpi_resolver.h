@@ -27,8 +27,9 @@ class MpiResolver final : public sdk::Resolver {
   std::shared_ptr<void> registration_;
 };
 
-// A TCP port nobody listens on right now (bind port 0, read it, close).
-// Throws sdk::Error(UNAVAILABLE).
+// A TCP port free on this host a moment ago, on every address, drawn from
+// outside the ephemeral range (strata/sdk/free_port.h). Throws
+// sdk::Error(UNAVAILABLE).
 int pick_free_port();
 
 }  // namespace strata::mpi

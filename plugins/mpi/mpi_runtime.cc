@@ -148,7 +148,7 @@ std::unique_lock<std::mutex> MpiRuntime::serialize() {
   if (level_ == MPI_THREAD_SERIALIZED) return std::unique_lock<std::mutex>(call_mu_);
   // SINGLE and FUNNELED: only the main thread may call MPI at all, so once
   // this is it, no other thread can be in MPI and no lock is needed (lock
-  // and unlock were ~3% of the cycles of 8 B calls, docs/PERFORMANCE.md).
+  // and unlock were ~3% of the cycles of 8 B calls, docs/performance/mpi_per_call.md).
   const pthread_t self = pthread_self();
   if (main_thread_known_.load(std::memory_order_acquire) &&
       pthread_equal(self, main_thread_.load(std::memory_order_relaxed)) != 0) {

@@ -77,7 +77,7 @@ class MpiRuntime {
   int level_ = MPI_THREAD_SINGLE;
   // The main thread, once MPI_Is_thread_main has said which it is: below
   // THREAD_SERIALIZED every poll asks, and comparing thread ids is cheaper
-  // than the MPI call (1-2% of an 8 B call's cycles, docs/PERFORMANCE.md).
+  // than the MPI call (1-2% of an 8 B call's cycles, docs/performance/mpi_per_call.md).
   std::atomic<pthread_t> main_thread_{};
   std::atomic<bool> main_thread_known_{false};
   int registrations_ = 0;

@@ -23,16 +23,24 @@ constexpr int kTag = 1;  // the communicator is private to the team: one tag ser
 // MPI's own rules. In place as well: MPI_Reduce_local reaches its operator
 // through Open MPI's op and datatype tables, cache misses for a rank that
 // was just switched in (7% of the cycles of 8 B calls on a shared core;
-// docs/PERFORMANCE.md).
+// docs/performance/mpi_per_call.md).
 #define STRATA_MPI_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
+// Unrolled four times so that the loop's speed does not hang on where the
+// build happens to place it: rolled, its AVX2 body is 24 bytes, and where
+// it straddled a 64-byte line (the non-unity build) it spent 1.1-1.4x the
+// samples of Open MPI's operator on the same bytes, 0.9x where it sat
+// inside one (unity build): 2-3% of a 1-16 MiB all-reduce at 2 ranks
+// (docs/performance/mpi.md, "Where the build puts the reduction loop").
 template <class T, class Op>
 inline void combine_three(T* __restrict out, const T* __restrict x, const T* __restrict y,
                           uint64_t n, Op op) {
+#pragma GCC unroll 4
   for (uint64_t i = 0; i < n; ++i) out[i] = op(x[i], y[i]);
 }
 template <class T, class Op>
 inline void combine_into(T* __restrict out, const T* __restrict y, uint64_t n, Op op) {
+#pragma GCC unroll 4
   for (uint64_t i = 0; i < n; ++i) out[i] = op(out[i], y[i]);
 }
 

@@ -10,6 +10,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <string>
 
 #include "tests/common/command_run.h"
@@ -33,6 +35,30 @@ TEST(LaunchPs, PsTasksGetTheirRoleAndTheClusterListsThem) {
   EXPECT_NE(out.find(R"("task":{"index":0,"type":"ps"})"), std::string::npos) << out;
   EXPECT_NE(out.find(R"([worker-1] {"cluster":{"ps":["127.0.0.1:)"), std::string::npos) << out;
   EXPECT_NE(out.find(R"("task":{"index":1,"type":"worker"})"), std::string::npos) << out;
+}
+
+// Ports from the ephemeral range, once released, can be taken by any
+// outgoing connection before the task binds them ("Address already in use"
+// under a parallel ctest). The launcher hands out ports outside it.
+TEST(LaunchPs, PortsAreDistinctAndOutsideTheEphemeralRange) {
+  int low = 32768, high = 60999;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low >> high;
+  int code = -1;
+  const std::string out = run(std::string(STRATA_CLI) +
+                                  " launch -n 3 --ps 2 --timeout 20s -- /bin/sh -c 'echo \"$TF_CONFIG\"'",
+                              &code);
+  ASSERT_EQ(code, 0) << out;
+  const std::string first = out.substr(out.find("{\"cluster\""));
+  const std::regex address(R"(127\.0\.0\.1:([0-9]+))");
+  std::set<int> ports;
+  for (auto it = std::sregex_iterator(first.begin(), first.begin() + first.find('\n'), address);
+       it != std::sregex_iterator(); ++it) {
+    const int port = std::stoi((*it)[1]);
+    EXPECT_TRUE(port < low || port > high) << port << " is in " << low << "-" << high << "\n"
+                                           << out;
+    ports.insert(port);
+  }
+  EXPECT_EQ(ports.size(), 5u) << out;
 }
 
 TEST(LaunchPs, AFailedPsTaskIsNamedAndStopsTheJob) {

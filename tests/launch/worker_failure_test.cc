@@ -8,10 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,24 +22,14 @@
 #include <thread>
 #include <vector>
 
+#include "strata/sdk/free_port.h"
+
 extern char** environ;
 
 namespace {
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 struct Worker {
   pid_t pid = -1;
@@ -109,8 +97,16 @@ TEST_P(WorkerFailureTest, SurvivorsNameTheKilledWorkerAndExit) {
   }
   constexpr int kWorkers = 3;
   std::string cluster = "[";
-  for (int i = 0; i < kWorkers; ++i) {
-    cluster += std::string(i ? "," : "") + "\"127.0.0.1:" + std::to_string(free_port()) + "\"";
+  {
+    std::vector<strata::sdk::PortReservation> held;  // distinct ports
+    for (int i = 0; i < kWorkers; ++i) {
+      std::string error;
+      held.push_back(strata::sdk::PortReservation::make(
+          strata::sdk::PortReservation::Scope::kLoopback, error));
+      ASSERT_TRUE(held.back().valid()) << error;
+      cluster += std::string(i ? "," : "") + "\"127.0.0.1:" + std::to_string(held.back().port()) +
+                 "\"";
+    }
   }
   cluster += "]";
   std::vector<Worker> workers(kWorkers);

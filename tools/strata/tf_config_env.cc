@@ -1,57 +1,36 @@
 #include "tools/strata/tf_config_env.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include <nlohmann/json.hpp>
 
+#include "strata/sdk/free_port.h"
+
 extern char** environ;
 
 namespace strata::cli {
 namespace {
-
-// Closes every socket it holds, on every path out of pick_loopback_ports.
-struct SocketSet {
-  std::vector<int> fds;
-  ~SocketSet() {
-    for (int fd : fds) ::close(fd);
-  }
-};
 
 std::string name_of(const std::string& entry) { return entry.substr(0, entry.find('=')); }
 
 }  // namespace
 
 StatusOr<std::vector<int>> pick_loopback_ports(int count) {
-  SocketSet sockets;
+  // Held until every port is picked, so that they differ from one another.
+  std::vector<sdk::PortReservation> held;
   std::vector<int> ports;
   for (int i = 0; i < count; ++i) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-      return UnavailableError("cannot create a socket to find a free port for worker " +
-                              std::to_string(i) + ": " + errno_text(errno));
+    std::string error;
+    held.push_back(sdk::PortReservation::make(sdk::PortReservation::Scope::kLoopback, error));
+    if (!held.back().valid()) {
+      return UnavailableError("cannot find a free loopback port for task " + std::to_string(i) +
+                              ": " + error);
     }
-    sockets.fds.push_back(fd);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;  // the kernel picks a free one
-    if (::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-      return UnavailableError("cannot bind 127.0.0.1:0 to find a free port for worker " +
-                              std::to_string(i) + ": " + errno_text(errno));
-    }
-    socklen_t len = sizeof addr;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      return UnavailableError("cannot read the port bound for worker " + std::to_string(i) + ": " +
-                              errno_text(errno));
-    }
-    ports.push_back(ntohs(addr.sin_port));
+    ports.push_back(held.back().port());
   }
   return ports;
 }

@@ -12,11 +12,10 @@
 
 namespace strata::cli {
 
-// `count` distinct TCP ports on 127.0.0.1 that were free a moment ago. All
-// sockets are bound before any is closed, so the ports differ from one
-// another; between the close here and the worker's own bind another process
-// may take one (a small race every port-0 launcher has). Worker 0, the
-// host of the job's store, is started first, so its window is the shortest.
+// `count` distinct TCP ports on 127.0.0.1 that were free a moment ago,
+// drawn from outside the kernel's ephemeral range (strata/sdk/free_port.h
+// says why). Worker 0, the host of the job's store, is started first, so
+// the window in which another process could bind its port is the shortest.
 StatusOr<std::vector<int>> pick_loopback_ports(int count);
 
 // {"cluster":{"worker":["127.0.0.1:P0",...]},"task":{"type":"worker","index":i}}
