@@ -70,7 +70,7 @@ if [ -x "$build/bin/strata-mpi-bench" ]; then
   echo "### strata-mpi-bench: CollectiveOps + mpi plugin vs raw MPI_Allreduce, 2 ranks"
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun -np 2 --oversubscribe --mca btl self,vader "$build/bin/strata-mpi-bench" \
-    -e 4MiB --csv "$build/bench_mpi_overhead.csv"
+    -e 4MiB --rounds 7 --csv "$build/bench_mpi_overhead.csv"
   echo
 fi
 if [ -x "$build/bin/strata-ring-bench" ]; then

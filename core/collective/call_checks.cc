@@ -44,7 +44,7 @@ StatusOr<CallShape> check_call(const Team& team, CollectiveKind kind,
                                std::span<const Buffer> outputs, int root) {
   const int n = team.local_count();
   // Named only in an error: the success path of a small call is counted
-  // in nanoseconds (docs/performance/mpi.md).
+  // in nanoseconds (docs/performance/mpi_per_call.md).
   auto name = [kind] { return std::string(collective_name(kind)); };
   if (static_cast<int>(inputs.size()) != n || static_cast<int>(outputs.size()) != n) {
     return InvalidArgumentError(name() + " needs one input and one output per local replica (" +

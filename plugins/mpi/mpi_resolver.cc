@@ -42,14 +42,14 @@ void wait_for(MPI_Request& request, int64_t deadline_ns, const char* what) {
 
 }  // namespace
 
-int pick_free_port() {
+sdk::PortReservation reserve_store_port() {
   std::string error;
-  const sdk::PortReservation reserved =
+  sdk::PortReservation reserved =
       sdk::PortReservation::make(sdk::PortReservation::Scope::kAnyAddress, error);
   if (!reserved.valid()) {
     throw sdk::Error(STRATA_UNAVAILABLE, "no free TCP port for the rendezvous store: " + error);
   }
-  return reserved.port();
+  return reserved;
 }
 
 MpiResolver::MpiResolver(std::chrono::nanoseconds timeout, std::shared_ptr<void> registration)
@@ -76,6 +76,10 @@ void MpiResolver::resolve(sdk::ClusterSink& sink) {
   int rank = 0;
   int size = 0;
   MPI_Request request = MPI_REQUEST_NULL;
+  // Held until every rank has announced its address: each rank binds its
+  // port before it joins the allgather, so ranks on one host cannot draw
+  // the same port (ClusterSpec refuses two tasks on one address).
+  sdk::PortReservation port;
   {
     auto lock = runtime.serialize();
     ErrorsReturn errors(MPI_COMM_WORLD);
@@ -83,7 +87,8 @@ void MpiResolver::resolve(sdk::ClusterSink& sink) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int length = 0;
     check_mpi(MPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
-    const std::string address = std::string(name) + ":" + std::to_string(pick_free_port());
+    port = reserve_store_port();
+    const std::string address = std::string(name) + ":" + std::to_string(port.port());
     std::memcpy(mine, address.c_str(), std::min(address.size(), size_t{kSlot - 1}));
     all.resize(static_cast<size_t>(size) * kSlot);
     check_mpi(MPI_Iallgather(mine, kSlot, MPI_CHAR, all.data(), kSlot, MPI_CHAR, MPI_COMM_WORLD,

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 
+#include "strata/sdk/free_port.h"
 #include "strata/sdk/resolver.h"
 
 namespace strata::mpi {
@@ -27,10 +28,10 @@ class MpiResolver final : public sdk::Resolver {
   std::shared_ptr<void> registration_;
 };
 
-// A TCP port free on this host a moment ago, on every address, drawn from
-// outside the ephemeral range (strata/sdk/free_port.h). Throws
-// sdk::Error(UNAVAILABLE).
-int pick_free_port();
+// A TCP port free on this host, on every address, drawn from outside the
+// ephemeral range and held until the reservation is dropped
+// (strata/sdk/free_port.h). Throws sdk::Error(UNAVAILABLE).
+sdk::PortReservation reserve_store_port();
 
 }  // namespace strata::mpi
 

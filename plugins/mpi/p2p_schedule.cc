@@ -30,7 +30,7 @@ constexpr int kTag = 1;  // the communicator is private to the team: one tag ser
 // build happens to place it: rolled, its AVX2 body is 24 bytes, and where
 // it straddled a 64-byte line (the non-unity build) it spent 1.1-1.4x the
 // samples of Open MPI's operator on the same bytes, 0.9x where it sat
-// inside one (unity build): 2-3% of a 1-16 MiB all-reduce at 2 ranks
+// inside one (unity build): 2-4% of a 1-8 MiB all-reduce at 2 ranks
 // (docs/performance/mpi.md, "Where the build puts the reduction loop").
 template <class T, class Op>
 inline void combine_three(T* __restrict out, const T* __restrict x, const T* __restrict y,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -43,19 +44,29 @@ TEST(LaunchPs, PsTasksGetTheirRoleAndTheClusterListsThem) {
 TEST(LaunchPs, PortsAreDistinctAndOutsideTheEphemeralRange) {
   int low = 32768, high = 60999;
   std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low >> high;
+  // Where the range covers (nearly) every port, the launcher falls back to
+  // port 0 and only distinctness is asked for.
+  const bool room = std::max(0, low - 1024) + std::max(0, 65535 - high) >= 1000;
   int code = -1;
-  const std::string out = run(std::string(STRATA_CLI) +
-                                  " launch -n 3 --ps 2 --timeout 20s -- /bin/sh -c 'echo \"$TF_CONFIG\"'",
-                              &code);
+  const std::string out =
+      run(std::string(STRATA_CLI) +
+              " launch -n 3 --ps 2 --timeout 20s -- /bin/sh -c 'echo \"$TF_CONFIG\"'",
+          &code);
   ASSERT_EQ(code, 0) << out;
-  const std::string first = out.substr(out.find("{\"cluster\""));
+  const size_t start = out.find("{\"cluster\"");
+  ASSERT_NE(start, std::string::npos) << out;
+  const size_t end = out.find('\n', start);
+  ASSERT_NE(end, std::string::npos) << out;
+  const std::string first = out.substr(start, end - start);
   const std::regex address(R"(127\.0\.0\.1:([0-9]+))");
   std::set<int> ports;
-  for (auto it = std::sregex_iterator(first.begin(), first.begin() + first.find('\n'), address);
+  for (auto it = std::sregex_iterator(first.begin(), first.end(), address);
        it != std::sregex_iterator(); ++it) {
     const int port = std::stoi((*it)[1]);
-    EXPECT_TRUE(port < low || port > high) << port << " is in " << low << "-" << high << "\n"
-                                           << out;
+    if (room) {
+      EXPECT_TRUE(port < low || port > high) << port << " is in " << low << "-" << high << "\n"
+                                             << out;
+    }
     ports.insert(port);
   }
   EXPECT_EQ(ports.size(), 5u) << out;

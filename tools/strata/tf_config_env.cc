@@ -1,8 +1,6 @@
 #include "tools/strata/tf_config_env.h"
 
-#include <fcntl.h>
 #include <sys/random.h>
-#include <unistd.h>
 
 #include <cerrno>
 

@@ -14,6 +14,7 @@
 #ifndef STRATA_SDK_FREE_PORT_H_
 #define STRATA_SDK_FREE_PORT_H_
 
+#include <cstdint>
 #include <string>
 
 namespace strata::sdk {
@@ -52,6 +53,11 @@ struct PortRange {
   int high = 60999;
 };
 PortRange ephemeral_port_range();
+
+// The port that a random `draw` selects among the unprivileged ports
+// outside `ephemeral` (1024 up to low - 1, then from high + 1 up to 65535);
+// 0 when there are none. Exposed so its edges can be tested.
+int port_for_draw(uint32_t draw, const PortRange& ephemeral);
 
 }  // namespace strata::sdk
 
