@@ -118,6 +118,11 @@ StartedCall Operation::start(const AlgorithmEntry& algo, void* team_state,
   } catch (...) {
     out.status = InternalError(algo.id + " run" + kThrew);
     out.posted = true;  // how far it got is unknown
+    // A handle written before the throw is still the plugin's operation:
+    // destroy() it, as after any run() that hands one back.
+    if (op != nullptr) {
+      const Operation handed_back(algo, op);  // its destructor calls destroy()
+    }
     return out;
   }
   // Only now: a handle must be destroyed on every path from here on.

@@ -32,8 +32,6 @@ struct StartedCall;
 // One operation in flight; destroy() runs in the destructor.
 class Operation {
  public:
-  static StatusOr<Operation> create(const AlgorithmEntry& algo, void* team_state,
-                                    const strata_call_t& call);
   // create(), post() and a first wait() of up to `first_slice`: one call of
   // the table's run() where it has one (ABI 1.1), else the three.
   static StartedCall start(const AlgorithmEntry& algo, void* team_state,
@@ -51,6 +49,9 @@ class Operation {
   void abort();
 
  private:
+  // Only through start(), which decides between run() and the three calls.
+  static StatusOr<Operation> create(const AlgorithmEntry& algo, void* team_state,
+                                    const strata_call_t& call);
   Operation(const AlgorithmEntry& algo, void* op) : algo_(&algo), op_(op) {}
   const AlgorithmEntry* algo_;
   void* op_;

@@ -20,10 +20,14 @@ Status from_abi(strata_status_t status, const AbiMessage& message,
     return Status::Ok();
   }
   std::string text(what);
+  const std::string detail = message.str();
   if (!is_known_status(status)) {
+    // The plugin's own words still say where it went wrong: run()'s
+    // messages name the step that failed.
     return Status(Code::kInternal,
                   text + " returned unknown status " + std::to_string(status) +
-                      " (plugin bug: see sdk/README.md rule 4)",
+                      " (plugin bug: see sdk/README.md rule 4)" +
+                      (detail.empty() ? "" : ": " + detail),
                   where);
   }
   if (status == STRATA_IN_PROGRESS) {
@@ -31,7 +35,6 @@ Status from_abi(strata_status_t status, const AbiMessage& message,
                   text + " returned IN_PROGRESS where only a final status is allowed",
                   where);
   }
-  const std::string detail = message.str();
   text += detail.empty() ? " failed" : ": " + detail;
   return Status(static_cast<Code>(status), std::move(text), where);
 }

@@ -161,10 +161,13 @@ void tweak_algorithm(FakeAlgorithm& a) {
   a.table.run = &run_past_the_table;
 }
 
-#elif defined(FAKE_RUN_CREATE_FAILS) || defined(FAKE_RUN_POST_FAILS)
+#elif defined(FAKE_RUN_CREATE_FAILS) || defined(FAKE_RUN_POST_FAILS) || \
+    defined(FAKE_RUN_THROWS) || defined(FAKE_RUN_GARBAGE)
 // An ABI 1.1 run() that fails in its create step (nothing started: *op
-// stays NULL) or in its post step (the operation goes back to core, which
-// must destroy it and break the team). destroy() logs, for the test.
+// stays NULL), in its post step (the operation goes back to core, which
+// must destroy it and break the team), throws after handing back an
+// operation (rule 2: core must still destroy it), or answers a status
+// status.h does not define (rule 4). destroy() logs, for the test.
 #define HAS_TWEAK_ALGORITHM
 void destroy_logged(void* op) {
   log_info("destroy called");
@@ -173,10 +176,17 @@ void destroy_logged(void* op) {
 strata_status_t run_failing(void*, void*, const strata_call_t* call, int64_t, void** op,
                             strata_message_t msg) {
   *op = nullptr;
-#ifdef FAKE_RUN_CREATE_FAILS
+#if defined(FAKE_RUN_CREATE_FAILS)
   (void)call;
   write(msg, "create: no memory for the plan");
   return STRATA_OUT_OF_MEMORY;
+#elif defined(FAKE_RUN_GARBAGE)
+  (void)call;
+  write(msg, "create: the plan cache is corrupt");
+  return 42;
+#elif defined(FAKE_RUN_THROWS)
+  if (sum_create(nullptr, nullptr, call, op, msg) != STRATA_OK) return STRATA_OUT_OF_MEMORY;
+  throw std::runtime_error("run blew up after create");
 #else
   if (sum_create(nullptr, nullptr, call, op, msg) != STRATA_OK) return STRATA_OUT_OF_MEMORY;
   write(msg, "post: the backend refused the send");

@@ -203,6 +203,28 @@ TEST(RunFailure, InThePostStepDestroysTheHandedBackOperationAndBreaksTheTeam) {
   expect_team_broken_by(l, s);
 }
 
+TEST(RunFailure, AnExceptionAfterHandingBackAnOperationStillDestroysIt) {
+  Loaded l = load("run_throws");
+  Status s;
+  EXPECT_EQ(expect_run_failure(l, "run_throws", Code::kInternal,
+                               "fake_run_throws/all_reduce/sum run threw an exception across "
+                               "the C ABI (sdk/README.md rule 2)",
+                               &s),
+            1u);
+  expect_team_broken_by(l, s);
+}
+
+TEST(RunFailure, AnUnknownStatusKeepsTheMessageNamingTheStep) {
+  Loaded l = load("run_garbage");
+  Status s;
+  EXPECT_EQ(expect_run_failure(l, "run_garbage", Code::kInternal,
+                               "run returned unknown status 42 (plugin bug: see sdk/README.md "
+                               "rule 4): create: the plan cache is corrupt",
+                               &s),
+            0u);
+  expect_team_broken_by(l, s);
+}
+
 TEST(SdkPlugin, NotSupportedFromCreateReachesTheCallerWithItsMessage) {
   Loaded l = load("sdk", "sdk");
   ASSERT_NE(l.ops, nullptr);
@@ -234,6 +256,16 @@ TEST(SdkPlugin, CreateReturningNullptrIsAnErrorNotACrash) {
   expect_context(s, "fake_sdk", "no_op");
   const Status real = all_reduce_via(*l.ops, kRealAllReduce);
   EXPECT_TRUE(real.ok()) << real;
+}
+
+TEST(SdkPlugin, UnknownStatusFromCreateNamesTheStep) {
+  Loaded l = load("sdk", "sdk");
+  ASSERT_NE(l.ops, nullptr);
+  const Status s = all_reduce_via(*l.ops, "fake_sdk/all_reduce/garbage");
+  EXPECT_EQ(s.code(), Code::kInternal) << s;
+  EXPECT_EQ(s.message(), "run returned unknown status 42 (plugin bug: see sdk/README.md rule 4): "
+                         "create: invented a status");
+  expect_context(s, "fake_sdk", "garbage");
 }
 
 TEST(SdkPlugin, LoadsAgainAfterAnUnload) {

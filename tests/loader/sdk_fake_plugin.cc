@@ -4,6 +4,7 @@
 //   fake_sdk/all_reduce/refuses  create() throws sdk::NotSupported
 //   fake_sdk/all_reduce/crashes  post() throws a plain std::runtime_error
 //   fake_sdk/all_reduce/no_op    create() returns no operation at all
+//   fake_sdk/all_reduce/garbage  create() throws sdk::Error with code 42
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -46,10 +47,23 @@ class NullAllReduce final : public sdk::Algorithm {
   }
 };
 
+// An sdk::Error whose code status.h does not define (rule 4): the SDK passes
+// it on, and core must still say which step of run() it came from.
+class GarbageAllReduce final : public sdk::Algorithm {
+ public:
+  GarbageAllReduce()
+      : Algorithm("garbage", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, "throws code 42") {}
+
+  std::unique_ptr<sdk::Operation> create(sdk::TeamState*, const strata_call_t&) override {
+    throw sdk::Error(42, "invented a status");
+  }
+};
+
 void register_fake_sdk(sdk::Registrar& registrar) {
   registrar.add<RefusingAllReduce>();
   registrar.add<CrashingAllReduce>();
   registrar.add<NullAllReduce>();
+  registrar.add<GarbageAllReduce>();
 }
 
 }  // namespace
