@@ -24,9 +24,13 @@
 // the output first, which neither MPI_Allreduce nor the plugin does: a
 // small-payload yardstick. Both sides' answers are checked (#wrong).
 //
+// --null times the reference on both sides: the ratios it prints are what
+// the benchmark reads when there is no difference at all, the yardstick for
+// how far one launch's row can be trusted (on a 2-core VM, ±3–6%).
+//
 //   mpirun -np 2 build/bin/strata-mpi-bench [-b 8B] [-e 64MiB] [--out-of-place]
 //                                           [--csv FILE] [--config FILE] [--cpu]
-//                                           [--reference allreduce|p2p]
+//                                           [--reference allreduce|p2p] [--null]
 //
 // It links MPI itself (core never does), so it initialises MPI first and
 // the plugin, finding MPI initialised, leaves init and finalize to it.
@@ -59,6 +63,7 @@ struct Options {
   bool in_place = true;
   bool cpu = false;
   bool p2p_reference = false;
+  bool null_comparison = false;
 };
 
 // The plugin's small-payload schedule, written against MPI directly: each
@@ -149,6 +154,10 @@ Status run(const Options& o, int rank, int world) {
   if (rank == 0) {
     std::printf("# %d ranks, f32 sum, %s, %s vs CollectiveOps::all_reduce (%s)\n", world,
                 o.in_place ? "in place" : "out of place", reference, o.algorithm.c_str());
+    if (o.null_comparison) {
+      std::printf("# --null: the strata_us column times the %s as well, so its ratios "
+                  "are the benchmark's own noise\n", reference);
+    }
     std::printf("%12s %8s %12s %12s %10s %8s %8s %7s", "size", "iters", (ref + "_us").c_str(),
                 "strata_us", "extra_us", "ratio", "median", "#wrong");
     if (o.cpu) {
@@ -193,6 +202,7 @@ Status run(const Options& o, int rank, int world) {
     };
     auto raw_loop = [&] { return time_loop(iterations, reference_call); };
     auto our_loop = [&] {
+      if (o.null_comparison) return time_loop(iterations, reference_call);
       return time_loop(iterations, [&] {
         Status s = ops->all_reduce({&buffer, 1}, {&out_buffer, 1}, ReduceOp::kSum, call);
         if (!s.ok() && failure.ok()) failure = s;
@@ -300,6 +310,8 @@ int main(int argc, char** argv) {
       o.in_place = false;
     } else if (arg == "--csv" && has_value) {
       o.csv = argv[++i];
+    } else if (arg == "--null") {
+      o.null_comparison = true;
     } else if (arg == "--cpu") {
       o.cpu = true;
     } else if (arg == "--config" && has_value) {
@@ -313,6 +325,7 @@ int main(int argc, char** argv) {
                              "[--rounds N] [--algorithm ID|auto] [--out-of-place] [--csv FILE]\n"
                              "       [--config FILE]  (e.g. plugins.options.mpi.ring_chunk_bytes)\n"
                              "       [--cpu]  (processor time per call, user and system)\n"
+                             "       [--null]  (both sides the reference: the noise floor)\n"
                              "       [--reference allreduce|p2p]  (Strata's yardstick)\n");
       }
       exit_code = arg == "--help" ? 0 : 2;
