@@ -171,59 +171,55 @@ TEST(Deadline, TeamTimeoutFromCommunicationOptionsAppliesToo) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
-// run() (ABI 1.1) of fake_<variant> fails with `code` and `message`, which
-// names the step; returns how many times the plugin's destroy() ran.
-size_t expect_run_failure(Loaded& l, std::string_view variant, Code code,
-                          const std::string& message, Status* failure) {
-  LogCapture log;
-  EXPECT_NE(l.ops, nullptr);
-  if (l.ops == nullptr) return 0;
-  *failure = failing_call(l, variant);
-  EXPECT_EQ(failure->code(), code) << *failure;
-  EXPECT_EQ(failure->message(), message);
-  return log.lines_with("destroy called").size();
-}
+// How run() (ABI 1.1) of fake_<variant> fails: the status core reports
+// (the message names the step), how often the plugin's destroy() must run,
+// and whether the team survives (only a failed create started nothing).
+struct RunFailureCase {
+  std::string_view variant;
+  Code code;
+  std::string message;
+  size_t destroys;
+  bool team_usable;
+};
 
-TEST(RunFailure, InTheCreateStepLeavesTheTeamUsable) {
-  Loaded l = load("run_create_fails");
-  Status s;
-  EXPECT_EQ(expect_run_failure(l, "run_create_fails", Code::kOutOfMemory,
-                               "create: no memory for the plan", &s),
-            0u);
+class RunFailure : public ::testing::TestWithParam<RunFailureCase> {};
+
+TEST_P(RunFailure, ReportsTheStepDestroysWhatWasHandedBackAndBreaksTheTeamIfStarted) {
+  const RunFailureCase& c = GetParam();
+  Loaded l = load(c.variant);
   ASSERT_NE(l.ops, nullptr);
-  EXPECT_TRUE(all_reduce_via(*l.ops, kRealAllReduce).ok());
+  LogCapture log;
+  const Status s = failing_call(l, c.variant);
+  EXPECT_EQ(s.code(), c.code) << s;
+  EXPECT_EQ(s.message(), c.message);
+  EXPECT_EQ(log.lines_with("destroy called").size(), c.destroys);
+  if (c.team_usable) {
+    EXPECT_TRUE(all_reduce_via(*l.ops, kRealAllReduce).ok());
+  } else {
+    expect_team_broken_by(l, s);
+  }
 }
 
-TEST(RunFailure, InThePostStepDestroysTheHandedBackOperationAndBreaksTheTeam) {
-  Loaded l = load("run_post_fails");
-  Status s;
-  EXPECT_EQ(expect_run_failure(l, "run_post_fails", Code::kUnavailable,
-                               "post: the backend refused the send", &s),
-            1u);
-  expect_team_broken_by(l, s);
-}
-
-TEST(RunFailure, AnExceptionAfterHandingBackAnOperationStillDestroysIt) {
-  Loaded l = load("run_throws");
-  Status s;
-  EXPECT_EQ(expect_run_failure(l, "run_throws", Code::kInternal,
-                               "fake_run_throws/all_reduce/sum run threw an exception across "
-                               "the C ABI (sdk/README.md rule 2)",
-                               &s),
-            1u);
-  expect_team_broken_by(l, s);
-}
-
-TEST(RunFailure, AnUnknownStatusKeepsTheMessageNamingTheStep) {
-  Loaded l = load("run_garbage");
-  Status s;
-  EXPECT_EQ(expect_run_failure(l, "run_garbage", Code::kInternal,
-                               "run returned unknown status 42 (plugin bug: see sdk/README.md "
-                               "rule 4): create: the plan cache is corrupt",
-                               &s),
-            0u);
-  expect_team_broken_by(l, s);
-}
+INSTANTIATE_TEST_SUITE_P(
+    Abi11, RunFailure,
+    ::testing::Values(
+        RunFailureCase{"run_create_fails", Code::kOutOfMemory, "create: no memory for the plan",
+                       0, true},
+        RunFailureCase{"run_post_fails", Code::kUnavailable,
+                       "post: the backend refused the send", 1, false},
+        // Thrown after *op was written: the handle is still the plugin's.
+        RunFailureCase{"run_throws", Code::kInternal,
+                       "fake_run_throws/all_reduce/sum run threw an exception across the C ABI "
+                       "(sdk/README.md rule 2)",
+                       1, false},
+        // An undefined status: core cannot tell how far run() got.
+        RunFailureCase{"run_garbage", Code::kInternal,
+                       "run returned unknown status 42 (plugin bug: see sdk/README.md rule 4): "
+                       "create: the plan cache is corrupt",
+                       0, false}),
+    [](const ::testing::TestParamInfo<RunFailureCase>& param) {
+      return std::string(param.param.variant);
+    });
 
 TEST(SdkPlugin, NotSupportedFromCreateReachesTheCallerWithItsMessage) {
   Loaded l = load("sdk", "sdk");
