@@ -118,10 +118,11 @@ StartedCall Operation::start(const AlgorithmEntry& algo, void* team_state,
   } catch (...) {
     out.status = InternalError(algo.id + " run" + kThrew);
     out.posted = true;  // how far it got is unknown
-    // A handle written before the throw is still the plugin's operation:
-    // destroy() it, as after any run() that hands one back.
+    // A handle written before the throw counts as handed back (algorithm.h):
+    // the call may still be running, so abort() it before destroy().
     if (op != nullptr) {
-      const Operation handed_back(algo, op);  // its destructor calls destroy()
+      Operation handed_back(algo, op);  // its destructor calls destroy()
+      handed_back.abort();
     }
     return out;
   }

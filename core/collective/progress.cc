@@ -72,7 +72,8 @@ Status drive_to_completion(Operation& op, Deadline deadline, std::chrono::nanose
 std::chrono::nanoseconds first_slice(std::chrono::nanoseconds timeout) {
   // A first short slice before any clock read: a small call ends within
   // it, and a clock read costs 25-30 ns on a kvm-clock VM, a tenth of a
-  // small call's whole overhead over the backend (docs/performance/mpi.md).
+  // small call's whole overhead over the backend
+  // (docs/performance/mpi_tuning.md, "Fewer clock reads").
   // The deadline may be nearer than `timeout` (team set-up ran first), so
   // the slice is short enough that overrunning it does not matter.
   return std::clamp<std::chrono::nanoseconds>(timeout, {}, kFirstSlice);

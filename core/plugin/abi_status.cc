@@ -22,8 +22,8 @@ Status from_abi(strata_status_t status, const AbiMessage& message,
   std::string text(what);
   const std::string detail = message.str();
   if (!is_known_status(status)) {
-    // The plugin's own words still say where it went wrong: run()'s
-    // messages name the step that failed.
+    // Here and below, the plugin's own words still say where it went
+    // wrong: run()'s messages name the step that failed.
     return Status(Code::kInternal,
                   text + " returned unknown status " + std::to_string(status) +
                       " (plugin bug: see sdk/README.md rule 4)" +
@@ -32,7 +32,8 @@ Status from_abi(strata_status_t status, const AbiMessage& message,
   }
   if (status == STRATA_IN_PROGRESS) {
     return Status(Code::kInternal,
-                  text + " returned IN_PROGRESS where only a final status is allowed",
+                  text + " returned IN_PROGRESS where only a final status is allowed" +
+                      (detail.empty() ? "" : ": " + detail),
                   where);
   }
   text += detail.empty() ? " failed" : ": " + detail;

@@ -32,7 +32,7 @@ struct MpiOptions {
   // auto: on teams of 4, 8, 16... processes, halving-doubling instead of the
   // ring from ring_bytes up to this (0: never). Its 2 log2(p) steps beat the
   // ring's 2(p-1) where a step costs more than its bytes; from 2 MiB the
-  // ring's neighbour-only traffic won (4 ranks, docs/performance/mpi.md).
+  // ring's neighbour-only traffic won (4 ranks, docs/performance/mpi_tuning.md).
   uint64_t halving_doubling_bytes = 2 * 1024 * 1024;
   // The largest payload the transport sends eagerly, in one copy with no
   // handshake; a larger one waits a round trip for the receiver (Open MPI's

@@ -69,7 +69,7 @@ bool MpiOperation::test() {
 // starts). If every rank has a core, a yield only costs time, since a step
 // of a 1 MiB ring waits 50 µs or more for the peer's single-copy read:
 // spin for 2 ms (2 ranks, 1-16 MiB in place: medians 1.016-1.018 of
-// MPI_Allreduce with 50 µs, 0.998-1.014 with 2 ms; docs/performance/mpi.md).
+// MPI_Allreduce with 50 µs, 0.998-1.014 with 2 ms; docs/performance/mpi_tuning.md).
 //
 // The slice is counted from the 32nd poll, the first clock read: a small
 // call ends before it, and a clock read costs a tenth of the framework's

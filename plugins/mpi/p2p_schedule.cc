@@ -31,7 +31,7 @@ constexpr int kTag = 1;  // the communicator is private to the team: one tag ser
 // it straddled a 64-byte line (the non-unity build) it spent 1.1-1.4x the
 // samples of Open MPI's operator on the same bytes, 0.9x where it sat
 // inside one (unity build): 2-4% of a 1-8 MiB all-reduce at 2 ranks
-// (docs/performance/mpi.md, "Where the build puts the reduction loop").
+// (docs/performance/mpi_tuning.md, "Where the build puts the reduction loop").
 template <class T, class Op>
 inline void combine_three(T* __restrict out, const T* __restrict x, const T* __restrict y,
                           uint64_t n, Op op) {

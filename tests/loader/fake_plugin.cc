@@ -166,13 +166,15 @@ void tweak_algorithm(FakeAlgorithm& a) {
 // An ABI 1.1 run() that fails in its create step (nothing started: *op
 // stays NULL), in its post step (the operation goes back to core, which
 // must destroy it and break the team), throws after handing back an
-// operation (rule 2: core must still destroy it), or answers a status
-// status.h does not define (rule 4). destroy() logs, for the test.
+// operation (breaking rule 2; algorithm.h: core aborts and destroys a
+// handle written before the throw), or answers a status
+// status.h does not define (rule 4). destroy() and abort() log, for the test.
 #define HAS_TWEAK_ALGORITHM
 void destroy_logged(void* op) {
   log_info("destroy called");
   sum_destroy(op);
 }
+void abort_logged(void*) { log_info("abort called"); }
 strata_status_t run_failing(void*, void*, const strata_call_t* call, int64_t, void** op,
                             strata_message_t msg) {
   *op = nullptr;
@@ -196,6 +198,7 @@ strata_status_t run_failing(void*, void*, const strata_call_t* call, int64_t, vo
 void tweak_algorithm(FakeAlgorithm& a) {
   a.table.run = &run_failing;
   a.table.destroy = &destroy_logged;
+  a.table.abort = &abort_logged;
 }
 
 #elif defined(FAKE_BAD_NAME)

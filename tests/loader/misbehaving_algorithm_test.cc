@@ -5,6 +5,7 @@
 // a new team in the same Runtime works. The last tests drive the same
 // failures through the SDK, whose trampolines must turn them into statuses.
 #include <chrono>
+#include <ostream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -172,15 +173,19 @@ TEST(Deadline, TeamTimeoutFromCommunicationOptionsAppliesToo) {
 }
 
 // How run() (ABI 1.1) of fake_<variant> fails: the status core reports
-// (the message names the step), how often the plugin's destroy() must run,
-// and whether the team survives (only a failed create started nothing).
+// (the message names the step), how often the plugin's destroy() and
+// abort() must run, and whether the team survives (only a failed create
+// started nothing).
 struct RunFailureCase {
   std::string_view variant;
   Code code;
   std::string message;
   size_t destroys;
+  size_t aborts;
   bool team_usable;
 };
+
+void PrintTo(const RunFailureCase& c, std::ostream* os) { *os << c.variant; }
 
 class RunFailure : public ::testing::TestWithParam<RunFailureCase> {};
 
@@ -193,6 +198,7 @@ TEST_P(RunFailure, ReportsTheStepDestroysWhatWasHandedBackAndBreaksTheTeamIfStar
   EXPECT_EQ(s.code(), c.code) << s;
   EXPECT_EQ(s.message(), c.message);
   EXPECT_EQ(log.lines_with("destroy called").size(), c.destroys);
+  EXPECT_EQ(log.lines_with("abort called").size(), c.aborts);
   if (c.team_usable) {
     EXPECT_TRUE(all_reduce_via(*l.ops, kRealAllReduce).ok());
   } else {
@@ -204,19 +210,19 @@ INSTANTIATE_TEST_SUITE_P(
     Abi11, RunFailure,
     ::testing::Values(
         RunFailureCase{"run_create_fails", Code::kOutOfMemory, "create: no memory for the plan",
-                       0, true},
+                       0, 0, true},
         RunFailureCase{"run_post_fails", Code::kUnavailable,
-                       "post: the backend refused the send", 1, false},
-        // Thrown after *op was written: the handle is still the plugin's.
+                       "post: the backend refused the send", 1, 0, false},
+        // Thrown after *op was written: handed back, maybe still running.
         RunFailureCase{"run_throws", Code::kInternal,
                        "fake_run_throws/all_reduce/sum run threw an exception across the C ABI "
                        "(sdk/README.md rule 2)",
-                       1, false},
+                       1, 1, false},
         // An undefined status: core cannot tell how far run() got.
         RunFailureCase{"run_garbage", Code::kInternal,
                        "run returned unknown status 42 (plugin bug: see sdk/README.md rule 4): "
                        "create: the plan cache is corrupt",
-                       0, false}),
+                       0, 0, false}),
     [](const ::testing::TestParamInfo<RunFailureCase>& param) {
       return std::string(param.param.variant);
     });

@@ -167,7 +167,9 @@ typedef struct strata_algorithm {
    *                from post() or wait(): *op is the operation, which core
    *                destroys, and the team is broken, as after those fail.
    * An error's message starts with the step that failed ("post: ..."):
-   * core sees only the one call. The statuses and guarantees of
+   * core sees only the one call. Write *op only to hand the operation
+   * over: should run() throw anyway (a rule-2 violation), core treats a
+   * non-NULL *op as handed back, and aborts and destroys it. The statuses and guarantees of
    * create(), post() and wait() hold for their parts of run().
    * NULL (and every 1.0 table): core makes the three calls itself. */
   strata_status_t (*run)(void* user_data, void* team_state, const strata_call_t* call,
