@@ -144,7 +144,9 @@ typedef struct strata_algorithm {
 
   /* Stop the call early (deadline passed, another rank failed). After abort
    * core calls destroy() and the team is considered broken. Must not block
-   * for peers. Required. */
+   * for peers. May also come for an operation that was never posted or has
+   * finished (after a run() that threw): it must then do nothing harmful.
+   * Required. */
   void (*abort)(void* op);
 
   /* Release the operation. Called exactly once per successful create(),
@@ -169,8 +171,9 @@ typedef struct strata_algorithm {
    * An error's message starts with the step that failed ("post: ..."):
    * core sees only the one call. Write *op only to hand the operation
    * over: should run() throw anyway (a rule-2 violation), core treats a
-   * non-NULL *op as handed back, and aborts and destroys it. The statuses and guarantees of
-   * create(), post() and wait() hold for their parts of run().
+   * non-NULL *op as handed back, and aborts and destroys it. The statuses
+   * and guarantees of create(), post() and wait() hold for their parts of
+   * run().
    * NULL (and every 1.0 table): core makes the three calls itself. */
   strata_status_t (*run)(void* user_data, void* team_state, const strata_call_t* call,
                          int64_t first_slice_ns, void** op, strata_message_t msg);
