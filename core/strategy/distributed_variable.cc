@@ -84,13 +84,14 @@ const Tensor& DistributedVariable::local_value() const {
 }
 
 StatusOr<Tensor> DistributedVariable::read_value() const {
-  if (synchronization_ == VariableSynchronization::kOnWrite || copies_.size() == 1 ||
+  if (synchronization_ == VariableSynchronization::kOnWrite ||
       aggregation_ == VariableAggregation::kOnlyFirstReplica) {
     return *copies_[0];
   }
   if (strategy_->worker_count() > 1) {
-    // The other workers hold the rest of the value: reading it is a
-    // collective, made by every worker together (as in TF).
+    // The other workers hold the rest of the value, also when this worker
+    // has a single copy: reading it is a collective, made by every worker
+    // together (as in TF).
     std::vector<Tensor> local;
     for (const Tensor* c : copies_) local.push_back(*c);
     return strategy_->reduce(aggregation_ == VariableAggregation::kMean ? ReduceOp::kMean

@@ -8,7 +8,8 @@
 //    refused, as TF refuses it.
 //  - ON_READ (sync-on-read): one local copy per replica, written freely by
 //    its replica (a metric's running total); reading in the cross-replica
-//    context aggregates the copies (SUM, MEAN or ONLY_FIRST_REPLICA).
+//    context aggregates the copies of every replica of every worker (SUM,
+//    MEAN), or returns this worker's first copy (ONLY_FIRST_REPLICA).
 //
 // The copies may be owned or, for model parameters, be tensors that live in
 // each replica's model (adopt()), so an update is seen by that replica's
@@ -61,6 +62,8 @@ class DistributedVariable {
 
   // The variable's one logical value, for the cross-replica context and
   // checkpoints: the primary copy (ON_WRITE) or the aggregate (ON_READ).
+  // In a job of several workers the ON_READ aggregate is a collective, also
+  // where a worker holds a single copy: every worker must read together.
   StatusOr<Tensor> read_value() const;
 
   // Context-dependent writes, with TF's rules (see the class comment).

@@ -1,5 +1,7 @@
 #include "core/train/metrics.h"
 
+#include <cmath>
+
 namespace strata {
 
 Metric::Metric(Strategy& strategy, std::string name) : name_(std::move(name)) {
@@ -24,11 +26,19 @@ Status Metric::add(double total, double count) {
   return count_->assign_add(Tensor::scalar(static_cast<float>(count)));
 }
 
-StatusOr<float> Metric::result() const {
+StatusOr<MetricReading> Metric::read() const {
   STRATA_RETURN_IF_ERROR(init_);
   STRATA_ASSIGN_OR_RETURN(Tensor total, total_->read_value());
   STRATA_ASSIGN_OR_RETURN(Tensor count, count_->read_value());
-  return count.item() > 0 ? total.item() / count.item() : 0.0f;
+  MetricReading reading;
+  reading.result = count.item() > 0 ? total.item() / count.item() : 0.0f;
+  reading.count = std::llround(count.item());
+  return reading;
+}
+
+StatusOr<float> Metric::result() const {
+  STRATA_ASSIGN_OR_RETURN(MetricReading reading, read());
+  return reading.result;
 }
 
 Status Metric::reset_state() {

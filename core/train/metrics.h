@@ -2,11 +2,14 @@
 // ("metrics are not yet aggregated across replicas"). Each metric keeps a
 // running total and count as sync-on-read variables with SUM aggregation:
 // every replica adds to its own copies during a step with no
-// communication, and result() in the cross-replica context sums the copies,
-// so the mean is over every example every replica saw.
+// communication, and result() in the cross-replica context sums the copies
+// of every replica of every worker, so the mean is over every example the
+// job saw, the same on every worker. In a multi-worker job reading is a
+// collective: every worker reads together.
 #ifndef STRATA_CORE_TRAIN_METRICS_H_
 #define STRATA_CORE_TRAIN_METRICS_H_
 
+#include <cstdint>
 #include <string>
 
 #include "core/common/status.h"
@@ -15,12 +18,20 @@
 
 namespace strata {
 
+// One read of a metric: the mean and how many values it is over.
+struct MetricReading {
+  float result = 0;  // total / count (0 if nothing was seen)
+  int64_t count = 0;  // values seen by every replica of every worker
+};
+
 class Metric {
  public:
   virtual ~Metric() = default;
   const std::string& name() const { return name_; }
   // total / count over everything seen since the last reset (0 if nothing).
   StatusOr<float> result() const;
+  // The result and the count it is over (for the loss: the examples scored).
+  StatusOr<MetricReading> read() const;
   Status reset_state();
 
  protected:

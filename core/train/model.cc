@@ -113,9 +113,12 @@ StatusOr<Evaluation> Model::evaluate(const DistributedDataset& input, int64_t st
           return eval_step(ctx, mine, batch->global_batch_size);
         },
         batch->values));
-    result.examples += batch->global_batch_size;
   }
-  STRATA_ASSIGN_OR_RETURN(result.loss, loss_metric_->result());
+  // The loss metric counts every example every replica of every worker
+  // scored: the job-wide figure, whatever the sharding policy or input.
+  STRATA_ASSIGN_OR_RETURN(MetricReading loss, loss_metric_->read());
+  result.loss = loss.result;
+  result.examples = loss.count;
   STRATA_ASSIGN_OR_RETURN(result.accuracy, accuracy_metric_->result());
   return result;
 }

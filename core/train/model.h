@@ -45,7 +45,7 @@ struct FitOptions {
 struct EpochLog {
   int epoch = 0;
   int64_t steps = 0;
-  float loss = 0;      // mean over every example of the epoch, all replicas
+  float loss = 0;      // mean over every example of the epoch, all replicas of all workers
   float accuracy = 0;  // classification only
   double seconds = 0;
 };
@@ -56,10 +56,11 @@ struct History {
   bool stopped_by_hook = false;
 };
 
+// Job-wide figures: the same on every worker of a multi-worker job.
 struct Evaluation {
-  float loss = 0;
-  float accuracy = 0;
-  int64_t examples = 0;
+  float loss = 0;      // mean over every example scored, all replicas of all workers
+  float accuracy = 0;  // classification only
+  int64_t examples = 0;  // the examples scored, by all replicas of all workers
 };
 
 class Model {
