@@ -9,7 +9,11 @@
 //   model.fit(dataset, epochs=2)
 //   model.evaluate(dataset)
 //
-// Usage: dense_y_equals_x [--devices N]   (default 4 virtual CPU devices)
+// Usage: dense_y_equals_x [--devices N | --config FILE]
+// Without a config (no --config, no STRATA_CONFIG) the strategy is Mirrored
+// over N virtual CPU devices (default 4); with one, the config's strategy
+// (docs/CONFIG.md), so `strata launch -n 2 --config FILE -- dense_y_equals_x`
+// is one multi-worker job.
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -22,13 +26,50 @@ using namespace strata;
 
 namespace {
 
-Status run(int devices) {
-  Config config;
-  config.devices.cpu_count = devices;
-  STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::create(config));
-  StrategyOptions options;
-  for (int i = 0; i < devices; ++i) options.devices.push_back("cpu:" + std::to_string(i));
-  STRATA_ASSIGN_OR_RETURN(auto strategy, make_strategy(runtime, "mirrored", options));
+struct Options {
+  int devices = 0;  // 0: --devices not given
+  std::string config;
+};
+
+constexpr int kDefaultDevices = 4;
+
+// The strategy and the runtime it runs on (which must outlive it).
+struct Setup {
+  std::shared_ptr<Runtime> runtime;
+  std::unique_ptr<Strategy> strategy;
+};
+
+StatusOr<Setup> make_setup(const Options& o) {
+  const ConfigChoice choice = choose_config(o.config);
+  Setup setup;
+  if (!choice.from_file()) {
+    const int devices = o.devices > 0 ? o.devices : kDefaultDevices;
+    Config config;
+    config.devices.cpu_count = devices;
+    STRATA_ASSIGN_OR_RETURN(setup.runtime, Runtime::from_choice(choice, config));
+    StrategyOptions options;
+    for (int i = 0; i < devices; ++i) options.devices.push_back("cpu:" + std::to_string(i));
+    STRATA_ASSIGN_OR_RETURN(setup.strategy, make_strategy(setup.runtime, "mirrored", options));
+    return setup;
+  }
+  if (o.devices > 0) {
+    return InvalidArgumentError("--devices sets the devices of the built-in Mirrored setup, but "
+                                "the config " + choice.describe() + " names its own strategy "
+                                "and devices: drop --devices or the config");
+  }
+  STRATA_ASSIGN_OR_RETURN(setup.runtime, Runtime::from_choice(choice));
+  STRATA_ASSIGN_OR_RETURN(setup.strategy, make_strategy_from_config(setup.runtime));
+  if (setup.strategy->kind() == "parameter_server") {
+    return InvalidArgumentError("the config " + choice.describe() + " asks for parameter_server, "
+                                "which trains through ParameterServerStrategy::fit, not "
+                                "Model::fit; run train_digits with it");
+  }
+  return setup;
+}
+
+Status run(const Options& o) {
+  STRATA_ASSIGN_OR_RETURN(Setup setup, make_setup(o));
+  Strategy* strategy = setup.strategy.get();
   std::cout << "Using " << strategy->describe() << "\n";
 
   std::unique_ptr<Model> model;
@@ -63,16 +104,24 @@ Status run(int devices) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int devices = 4;
+  Options o;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
-      devices = std::atoi(argv[++i]);
+      o.devices = std::atoi(argv[++i]);
+      if (o.devices <= 0) {
+        std::cerr << "dense_y_equals_x: --devices must be positive\n";
+        return 2;
+      }
+    } else if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc && argv[i + 1][0] != '\0') {
+      o.config = argv[++i];
     } else {
-      std::cerr << "usage: dense_y_equals_x [--devices N]\n";
+      std::cerr << "usage: dense_y_equals_x [--devices N | --config FILE]\n"
+                   "The config: --config FILE, else $STRATA_CONFIG, else Mirrored over N (4) "
+                   "virtual CPU devices.\n";
       return 2;
     }
   }
-  Status status = run(devices);
+  Status status = run(o);
   if (!status.ok()) {
     std::cerr << "error: " << status << "\n";
     return 1;

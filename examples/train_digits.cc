@@ -5,8 +5,10 @@
 //   with strategy.scope(): model = ...; model.compile(...)
 //   model.fit(train, epochs=...); model.evaluate(test)
 //
-// The strategy comes from a YAML config (configs/mirrored_cpu.yaml by
-// default), so `--config` switches it to one_device, central_storage, ...
+// The strategy comes from a YAML config: --config FILE, else STRATA_CONFIG
+// (what `strata launch --config FILE` sets), else configs/mirrored_cpu.yaml
+// (docs/CONFIG.md), so a config switches it to one_device, central_storage,
+// multi_worker_mirrored, ...
 // Under parameter_server the same program is every task of the job
 // (strata launch -n 2 --ps 1): a ps task serves until the workers are
 // done, a worker trains with the config's scheme through
@@ -16,6 +18,7 @@
 // Usage: train_digits [--config FILE] [--epochs N] [--model-dir DIR] [--data FILE]
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "core/data/digits.h"
@@ -30,7 +33,7 @@ using namespace strata;
 namespace {
 
 struct Options {
-  std::string config = std::string(STRATA_SOURCE_DIR) + "/configs/mirrored_cpu.yaml";
+  std::string config;  // --config; "" when not given
   std::string data;
   std::string model_dir;
   int epochs = 15;
@@ -61,9 +64,12 @@ Status train_with_parameter_servers(ParameterServerStrategy& ps, Mlp& network,
 }
 
 Status run(const Options& o) {
-  STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::from_config_file(o.config));
+  const ConfigChoice config = choose_config(
+      o.config, std::filesystem::path(STRATA_SOURCE_DIR) / "configs" / "mirrored_cpu.yaml");
+  STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::from_choice(config));
   STRATA_ASSIGN_OR_RETURN(auto strategy, make_strategy_from_config(runtime));
-  std::cout << "strategy: " << strategy->describe() << " (from " << o.config << ")\n";
+  std::cout << "config: " << config.describe() << "\n"
+            << "strategy: " << strategy->describe() << "\n";
   ParameterServerStrategy* ps = nullptr;
   if (strategy->kind() == "parameter_server") {
     ps = static_cast<ParameterServerStrategy*>(strategy.get());
@@ -136,14 +142,15 @@ int main(int argc, char** argv) {
   const char* usage =
       "usage: train_digits [--config FILE] [--epochs N] [--batch N] [--model-dir DIR] "
       "[--data FILE]\n"
-      "Trains an MLP on the UCI digits with the distribution strategy of a YAML config.\n";
+      "Trains an MLP on the UCI digits with the distribution strategy of a YAML config:\n"
+      "--config FILE, else $STRATA_CONFIG, else configs/mirrored_cpu.yaml.\n";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
     if (arg == "--help" || arg == "-h") {
       std::cout << usage;
       return 0;
-    } else if (arg == "--config" && has_value) {
+    } else if (arg == "--config" && has_value && argv[i + 1][0] != '\0') {
       o.config = argv[++i];
     } else if (arg == "--epochs" && has_value) {
       o.epochs = std::atoi(argv[++i]);

@@ -48,6 +48,12 @@ StatusOr<std::shared_ptr<Runtime>> Runtime::from_config_file(const std::filesyst
   return create(std::move(config), std::move(options));
 }
 
+StatusOr<std::shared_ptr<Runtime>> Runtime::from_choice(const ConfigChoice& choice,
+                                                        Config built_in, RuntimeOptions options) {
+  STRATA_ASSIGN_OR_RETURN(Config config, load_chosen_config(choice, std::move(built_in)));
+  return create(std::move(config), std::move(options));
+}
+
 Runtime::~Runtime() {
   loader_.reset();  // unload plugins while the registry still exists
 }

@@ -12,6 +12,7 @@
 
 #include "core/common/status.h"
 #include "core/config/config.h"
+#include "core/config/config_choice.h"
 #include "core/plugin/plugin_loader.h"
 #include "core/plugin/registry.h"
 #include "strata/abi/types.h"
@@ -33,6 +34,12 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // Loads the YAML file, then create().
   static StatusOr<std::shared_ptr<Runtime>> from_config_file(
       const std::filesystem::path& path, RuntimeOptions options = {});
+  // A program's Runtime: the config chosen by the one rule of every program
+  // (--config > STRATA_CONFIG > default; config_choice.h), then create().
+  // `built_in` is used when the choice is the built-in defaults.
+  static StatusOr<std::shared_ptr<Runtime>> from_choice(const ConfigChoice& choice,
+                                                        Config built_in = {},
+                                                        RuntimeOptions options = {});
   ~Runtime();
 
   Registry& registry() { return *registry_; }

@@ -53,12 +53,14 @@ std::string temp_path(const std::string& name) {
   return base + name;
 }
 
-CliResult run_cli(const std::string& args, const std::string& plugin_path) {
+CliResult run_cli(const std::string& args, const std::string& plugin_path,
+                  const std::string& environment) {
   const std::string err_path = temp_path("stderr.txt");
   const std::string command =
-      "env -u STRATA_PLUGINS -u STRATA_PLUGINS_DISABLE "
+      "env -u STRATA_PLUGINS -u STRATA_PLUGINS_DISABLE -u STRATA_CONFIG "
       "STRATA_PLUGIN_PATH=" +
-      quoted(plugin_path) + " " + quoted(STRATA_CLI_PATH) + " " + args + " 2>" + quoted(err_path);
+      quoted(plugin_path) + " " + environment + " " + quoted(STRATA_CLI_PATH) + " " + args +
+      " 2>" + quoted(err_path);
   CliResult result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) {

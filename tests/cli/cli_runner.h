@@ -16,9 +16,11 @@ struct CliResult {
 
 // Runs `strata <args>` (args are passed through the shell, so quote paths)
 // with only the in-tree plugins, plus those in `plugin_path` when given.
-// STRATA_PLUGINS / STRATA_PLUGINS_DISABLE from the caller's environment are
-// removed so a developer's shell cannot change the results.
-CliResult run_cli(const std::string& args, const std::string& plugin_path = "");
+// STRATA_PLUGINS / STRATA_PLUGINS_DISABLE / STRATA_CONFIG from the caller's
+// environment are removed so a developer's shell cannot change the results;
+// `environment` ("NAME=value ...", shell-quoted) is set instead.
+CliResult run_cli(const std::string& args, const std::string& plugin_path = "",
+                  const std::string& environment = "");
 
 // The directory of the test-only `cli_test` plugin.
 std::string test_plugin_dir();

@@ -46,7 +46,7 @@
 
 #include "core/collective/collective_ops.h"
 #include "core/common/units.h"
-#include "core/config/config.h"
+#include "core/config/config_choice.h"
 #include "core/runtime/runtime.h"
 #include "tools/common/mpi_job_team.h"
 
@@ -135,10 +135,7 @@ Status run(const Options& o, int rank, int world) {
   RuntimeOptions ro;
   ro.plugin_files = {std::string(STRATA_PLUGIN_DIR) + "/libstrata_mpi.so"};
   ro.discover_plugins = false;
-  Config config;
-  if (!o.config.empty()) {
-    STRATA_ASSIGN_OR_RETURN(config, load_config_file(o.config));
-  }
+  STRATA_ASSIGN_OR_RETURN(Config config, load_chosen_config(choose_config(o.config)));
   STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::create(config, ro));
   STRATA_ASSIGN_OR_RETURN(MpiJobTeam team, join_mpi_job(runtime, rank, world));
   const auto& devices = team.devices;
@@ -329,7 +326,8 @@ int main(int argc, char** argv) {
       if (rank == 0) {
         std::fprintf(stderr, "usage: mpirun -np N strata-mpi-bench [-b SIZE] [-e SIZE] "
                              "[--rounds N] [--algorithm ID|auto] [--out-of-place] [--csv FILE]\n"
-                             "       [--config FILE]  (e.g. plugins.options.mpi.ring_chunk_bytes)\n"
+                             "       [--config FILE]  (e.g. plugins.options.mpi.ring_chunk_bytes;\n"
+                             "                         default: $STRATA_CONFIG, else none)\n"
                              "       [--cpu]  (processor time per call, user and system)\n"
                              "       [--null]  (both sides the reference: the noise floor)\n"
                              "       [--reference allreduce|p2p]  (Strata's yardstick)\n");

@@ -24,7 +24,7 @@
 
 #include "core/collective/collective_ops.h"
 #include "core/common/units.h"
-#include "core/config/config.h"
+#include "core/config/config_choice.h"
 #include "core/runtime/runtime.h"
 #include "tools/common/mpi_job_team.h"
 #include "strata/sdk/job_token.h"
@@ -87,10 +87,7 @@ double median(std::vector<double> v) {
 
 Status run(const Options& o, int rank, int world) {
   STRATA_RETURN_IF_ERROR(share_job_token(rank));
-  Config config;
-  if (!o.config.empty()) {
-    STRATA_ASSIGN_OR_RETURN(config, load_config_file(o.config));
-  }
+  STRATA_ASSIGN_OR_RETURN(Config config, load_chosen_config(choose_config(o.config)));
   STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::create(config, RuntimeOptions{}));
   STRATA_ASSIGN_OR_RETURN(MpiJobTeam team, join_mpi_job(runtime, rank, world));
   const auto& devices = team.devices;
@@ -177,7 +174,8 @@ int usage(int rank, int code) {
   if (rank == 0) {
     std::fprintf(code == 0 ? stdout : stderr,
                  "usage: mpirun -np N --mca btl self,tcp strata-ring-bench [-b SIZE] [-e SIZE]\n"
-                 "       [--rounds N] [--algorithm ID] [--config FILE] [--csv FILE]\n");
+                 "       [--rounds N] [--algorithm ID] [--config FILE] [--csv FILE]\n"
+                 "--config defaults to $STRATA_CONFIG, else none.\n");
   }
   return code;
 }

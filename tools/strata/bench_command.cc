@@ -342,7 +342,9 @@ void add_bench_command(CLI::App& app, Context& context) {
   cmd->add_flag("--no-check", o->no_check, "Skip that check: #wrong shows N/A");
   cmd->add_option("--json", o->json_file, "Write the header facts and every row as JSON");
   cmd->add_option("--csv", o->csv_file, "Write every row as CSV ('#' lines: header facts)");
-  cmd->add_option("--config", o->config, "YAML config (rules steer what auto picks)");
+  cmd->add_option("--config", o->config,
+                  "YAML config (rules steer what auto picks); default: $STRATA_CONFIG, else "
+                  "the built-in defaults");
   cmd->add_option("--tune", o->tune_file,
                   "Merge each algorithm's measured medians into this tuning file, which "
                   "collectives.tuning then hands to AUTO");

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "core/common/units.h"
-#include "core/config/config.h"
+#include "core/config/config_choice.h"
 
 namespace strata::cli {
 
@@ -15,14 +15,10 @@ int report_error(std::string_view command, const Status& status) {
 
 StatusOr<std::shared_ptr<Runtime>> open_runtime(const std::string& config_file,
                                                 int min_cpu_devices) {
-  Config config;
-  if (config_file.empty()) {
-    config.source = "<defaults>";
-    if (config.devices.cpu_count < min_cpu_devices) config.devices.cpu_count = min_cpu_devices;
-  } else {
-    STRATA_ASSIGN_OR_RETURN(config, load_config_file(config_file));
-  }
-  return Runtime::create(std::move(config));
+  Config built_in;
+  built_in.source = "<defaults>";
+  if (built_in.devices.cpu_count < min_cpu_devices) built_in.devices.cpu_count = min_cpu_devices;
+  return Runtime::from_choice(choose_config(config_file), std::move(built_in));
 }
 
 StatusOr<std::unique_ptr<CollectiveOps>> open_team(const std::shared_ptr<Runtime>& runtime,

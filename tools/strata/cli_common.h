@@ -40,10 +40,11 @@ void add_bench_command(CLI::App& app, Context& context);
 // kExitFailure, so a command can `return report_error(...)`.
 int report_error(std::string_view command, const Status& status);
 
-// Loads `config_file` (or the documented defaults when empty) and starts a
-// Runtime with plugin discovery. Without a config file, the virtual CPU
-// device count is raised to `min_cpu_devices` so `--devices 16` works
-// without writing YAML; a config file is taken as written.
+// Starts a Runtime with plugin discovery from the config every program
+// picks the same way (core/config/config_choice.h): `config_file` (--config)
+// when given, else STRATA_CONFIG, else the documented defaults. With the
+// defaults, the virtual CPU device count is raised to `min_cpu_devices` so
+// `--devices 16` works without writing YAML; a config file is taken as written.
 StatusOr<std::shared_ptr<Runtime>> open_runtime(const std::string& config_file,
                                                 int min_cpu_devices = 0);
 

@@ -169,7 +169,9 @@ void add_explain_command(CLI::App& app, Context& context) {
   cmd->add_option("--device-type", o->device_type, "Device type of the team")
       ->capture_default_str();
   cmd->add_option("--root", o->root, "Root replica of broadcast and reduce")->capture_default_str();
-  cmd->add_option("--config", o->config, "YAML config whose rules and implementation apply");
+  cmd->add_option("--config", o->config,
+                  "YAML config whose rules and implementation apply; default: $STRATA_CONFIG, "
+                  "else the built-in defaults");
   cmd->add_flag("--in-place", o->in_place, "Explain the in-place form of the call");
   cmd->add_flag("--json", o->json, "Print one JSON document instead of a table");
   cmd->callback([o, &context] { context.exit_code = run_explain(*o); });

@@ -172,7 +172,8 @@ void add_info_command(CLI::App& app, Context& context) {
       "List plugins (loaded, skipped or refused, and why), device types and their "
       "devices, algorithms, resolvers and stores");
   cmd->add_option("--config", options->config,
-                  "YAML config to load (plugins.path/enable/disable, devices.cpu.count)");
+                  "YAML config to load (plugins.path/enable/disable, devices.cpu.count); default: "
+                  "$STRATA_CONFIG, else the built-in defaults");
   cmd->add_flag("--json", options->json, "Print one JSON document instead of tables");
   cmd->callback([options, &context] { context.exit_code = run_info(*options); });
 }

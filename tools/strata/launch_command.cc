@@ -112,7 +112,8 @@ void add_launch_command(CLI::App& app, Context& context) {
       ->type_name("K|TYPE:K")
       ->check(CLI::Validator(check_devices_per_worker, ""));
   cmd->add_option("--config", o->launch.config,
-                  "YAML config the workers load; passed as STRATA_CONFIG (absolute path)")
+                  "YAML config the workers load: passed as STRATA_CONFIG (absolute path), which "
+                  "every Strata program reads when it is not given --config itself")
       ->type_name("FILE")
       ->check(CLI::Validator(CLI::ExistingFile).description(""));
   cmd->add_option("--grace", o->grace,
