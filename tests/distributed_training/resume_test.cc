@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "core/common/logging.h"
+#include "core/runtime/runtime.h"
+#include "core/strategy/parameter_server/parameter_server_strategy.h"
 #include "core/train/hooks.h"
 #include "training_fixture.h"
 
@@ -344,6 +346,31 @@ TEST_F(ResumeTest, AnInputPipelineOfAnotherShapeIsRefused) {
   ASSERT_FALSE(unshuffled.ok());
   EXPECT_EQ(unshuffled.status().code(), Code::kInvalidArgument) << unshuffled.status();
   EXPECT_THAT(unshuffled.status().message(), HasSubstr("shuffle"));
+}
+
+// The hook cannot save or restore the ps tasks' shards, so it refuses
+// rather than checkpointing this process's local copy as if it were the job's.
+TEST(ResumeUnderParameterServerTest, TheCheckpointHookIsRefused) {
+  Config config;
+  config.devices.cpu_count = 1;
+  config.strategy.kind = "parameter_server";
+  RuntimeOptions runtime_options;
+  runtime_options.discover_plugins = false;
+  auto runtime = Runtime::create(config, runtime_options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  auto strategy = ParameterServerStrategy::create(*runtime);  // one process: a local ps
+  ASSERT_TRUE(strategy.ok()) << strategy.status();
+  auto model = digits_model(**strategy, make_sgd(0.1f));
+  ASSERT_NE(model, nullptr);
+  TempDir dir("ps");
+  FitOptions options;
+  options.hooks = {std::make_shared<CheckpointSaverHook>(
+      std::make_shared<CheckpointManager>(dir.path()), 4)};
+  auto history = model->fit(batches(digits(64), 32), options);
+  ASSERT_FALSE(history.ok()) << "checkpointed a parameter server job's local copy";
+  EXPECT_EQ(history.status().code(), Code::kFailedPrecondition) << history.status();
+  EXPECT_THAT(history.status().message(), HasSubstr("ParameterServerStrategy"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
 }  // namespace
