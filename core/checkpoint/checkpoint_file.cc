@@ -1,13 +1,9 @@
 #include "core/checkpoint/checkpoint_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstring>
 #include <new>
 #include <span>
@@ -15,6 +11,7 @@
 
 #include "core/checkpoint/atomic_file.h"
 #include "core/checkpoint/checkpoint_format.h"
+#include "core/checkpoint/regular_file.h"
 
 namespace strata {
 namespace {
@@ -140,47 +137,6 @@ Status write_body(CrcSink& sink, const Checkpoint& ckpt, uint64_t length) {
   return Status::Ok();
 }
 
-// Closes the descriptor on every return path.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-// Opens `path` for reading; refuses anything but a regular file (a
-// directory would "open" fine and fail later with a less clear error).
-Status open_checkpoint(const std::filesystem::path& path, Fd& file, uint64_t& size) {
-  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (file.fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) return NotFoundError("checkpoint '" + path.string() + "' does not exist");
-    return file_error(err, "cannot open checkpoint '" + path.string() + "'");
-  }
-  struct stat info {};
-  if (::fstat(file.fd, &info) != 0) return file_error(errno, "cannot stat '" + path.string() + "'");
-  if (!S_ISREG(info.st_mode)) {
-    return FailedPreconditionError("checkpoint '" + path.string() + "' is not a regular file");
-  }
-  size = static_cast<uint64_t>(info.st_size);
-  return Status::Ok();
-}
-
-// Reads exactly `size` bytes; a short read means the file shrank under us.
-Status read_exact(int fd, unsigned char* out, size_t size, const std::filesystem::path& path) {
-  while (size > 0) {
-    const ssize_t n = ::read(fd, out, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return file_error(errno, "reading checkpoint '" + path.string() + "'");
-    if (n == 0) {
-      return DataLossError("checkpoint '" + path.string() + "' shrank while being read");
-    }
-    out += n;
-    size -= static_cast<size_t>(n);
-  }
-  return Status::Ok();
-}
-
 Status check_crc(uint32_t computed, const unsigned char* trailer, const std::string& where) {
   const uint32_t expected = load_u32(trailer);
   if (expected == computed) return Status::Ok();
@@ -209,44 +165,46 @@ Status write_checkpoint(const std::filesystem::path& path, const Checkpoint& che
 
 StatusOr<Checkpoint> read_checkpoint(const std::filesystem::path& path) {
   const std::string where = "checkpoint '" + path.string() + "'";
-  Fd file;
-  uint64_t size = 0;
-  STRATA_RETURN_IF_ERROR(open_checkpoint(path, file, size));
+  STRATA_ASSIGN_OR_RETURN(RegularFile file, RegularFile::open(path, where));
+  const uint64_t size = file.size();
   std::vector<unsigned char> bytes;
   try {
     bytes.resize(static_cast<size_t>(size));
   } catch (const std::bad_alloc&) {
     return OutOfMemoryError(where + ": cannot hold " + std::to_string(size) + " bytes in memory");
   }
-  STRATA_RETURN_IF_ERROR(read_exact(file.fd, bytes.data(), bytes.size(), path));
+  STRATA_RETURN_IF_ERROR(file.read_exact(bytes.data(), bytes.size()));
   CheckpointHeader header;
   STRATA_RETURN_IF_ERROR(parse_checkpoint_header(bytes, size, where, header));
   const size_t body = bytes.size() - kCheckpointTrailerBytes;
   const auto crc = static_cast<uint32_t>(crc32_z(crc32_z(0, nullptr, 0), bytes.data(), body));
   STRATA_RETURN_IF_ERROR(check_crc(crc, bytes.data() + body, where));
-  return parse_checkpoint_body(std::span(bytes).first(body), header, where);
+  STRATA_ASSIGN_OR_RETURN(Checkpoint checkpoint,
+                          parse_checkpoint_body(std::span(bytes).first(body), header, where));
+  checkpoint.source = path;
+  checkpoint.checksum = crc;
+  return checkpoint;
 }
 
 Status verify_checkpoint(const std::filesystem::path& path) {
   const std::string where = "checkpoint '" + path.string() + "'";
-  Fd file;
-  uint64_t size = 0;
-  STRATA_RETURN_IF_ERROR(open_checkpoint(path, file, size));
+  STRATA_ASSIGN_OR_RETURN(RegularFile file, RegularFile::open(path, where));
+  const uint64_t size = file.size();
   std::vector<unsigned char> chunk(1 << 20);
   const size_t head = static_cast<size_t>(std::min<uint64_t>(size, kCheckpointHeaderBytes));
-  STRATA_RETURN_IF_ERROR(read_exact(file.fd, chunk.data(), head, path));
+  STRATA_RETURN_IF_ERROR(file.read_exact(chunk.data(), head));
   CheckpointHeader header;
   STRATA_RETURN_IF_ERROR(
       parse_checkpoint_header(std::span(chunk).first(head), size, where, header));
   uLong crc = crc32_z(crc32_z(0, nullptr, 0), chunk.data(), head);
   for (uint64_t left = size - head - kCheckpointTrailerBytes; left > 0;) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
-    STRATA_RETURN_IF_ERROR(read_exact(file.fd, chunk.data(), n, path));
+    STRATA_RETURN_IF_ERROR(file.read_exact(chunk.data(), n));
     crc = crc32_z(crc, chunk.data(), n);
     left -= n;
   }
   unsigned char trailer[kCheckpointTrailerBytes];
-  STRATA_RETURN_IF_ERROR(read_exact(file.fd, trailer, sizeof trailer, path));
+  STRATA_RETURN_IF_ERROR(file.read_exact(trailer, sizeof trailer));
   return check_crc(static_cast<uint32_t>(crc), trailer, where);
 }
 

@@ -26,9 +26,14 @@ namespace strata {
 struct Checkpoint {
   int64_t step = 0;
   std::map<std::string, Tensor> tensors;  // by variable name
-  // Informational only ("strategy": "mirrored", "replicas": "4"); nothing
-  // in restoring depends on it.
+  // Text entries. "strategy", "replicas" and "optimizer" are informational;
+  // the "fit/..." entries are where Model::fit stood (fit_position.h), which
+  // a resumed fit continues from. The format itself gives no key a meaning.
   std::map<std::string, std::string> metadata;
+  // Set by read_checkpoint, not stored: the file read and its CRC-32, which
+  // names it in errors and lets workers check they restored the same one.
+  std::filesystem::path source;
+  uint32_t checksum = 0;
 };
 
 inline constexpr char kCheckpointMagic[9] = "STRATACK";  // 8 bytes on disk, no NUL
@@ -45,8 +50,10 @@ inline constexpr int kCheckpointMaxRank = 8;
 Status write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
 
 // Reads and checks a whole checkpoint. NotFound for a missing file;
-// DataLoss for an empty, short, truncated, foreign ("not a Strata
-// checkpoint"), newer-version or corrupt ("checksum mismatch") file.
+// FailedPrecondition, without blocking, for a FIFO, directory, device or
+// socket at `path` (regular_file.h); DataLoss for an empty, short,
+// truncated, foreign ("not a Strata checkpoint"), newer-version or corrupt
+// ("checksum mismatch") file.
 StatusOr<Checkpoint> read_checkpoint(const std::filesystem::path& path);
 
 // The checks of read_checkpoint that catch damage (header, length, CRC),

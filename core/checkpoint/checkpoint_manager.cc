@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -11,6 +10,7 @@
 #include <utility>
 
 #include "core/checkpoint/atomic_file.h"
+#include "core/checkpoint/regular_file.h"
 #include "core/common/logging.h"
 
 namespace strata {
@@ -76,18 +76,16 @@ StatusOr<std::vector<std::string>> parse_index(const std::string& text, const st
 }
 
 StatusOr<std::string> read_small_file(const fs::path& path) {
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec) return file_error(ec.value(), "cannot read '" + path.string() + "'");
-  if (size > kMaxIndexBytes) {
-    return DataLossError("'" + path.string() + "' is " + std::to_string(size) +
+  const std::string what = "checkpoint index '" + path.string() + "'";
+  STRATA_ASSIGN_OR_RETURN(RegularFile file, RegularFile::open(path, what));
+  if (file.size() > kMaxIndexBytes) {
+    return DataLossError(what + " is " + std::to_string(file.size()) +
                          " bytes, too big for a checkpoint index");
   }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) return UnavailableError("cannot read '" + path.string() + "'");
-  return text.str();
+  std::string text(static_cast<size_t>(file.size()), '\0');
+  STRATA_RETURN_IF_ERROR(
+      file.read_exact(reinterpret_cast<unsigned char*>(text.data()), text.size()));
+  return text;
 }
 
 }  // namespace
@@ -121,8 +119,8 @@ std::vector<std::string> CheckpointManager::scan_directory() const {
   std::vector<std::pair<int64_t, std::string>> found;
   std::error_code ec;
   for (fs::directory_iterator it(directory_, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    if (!it->is_regular_file(type_ec)) continue;
+    // Whatever its type: a FIFO or directory named like a checkpoint is
+    // listed, so that restoring reports it instead of passing it over.
     const std::string name = it->path().filename().string();
     if (const auto step = step_of(name)) found.emplace_back(*step, name);
   }

@@ -2,6 +2,7 @@
 // transformation and the value, then a new node on top of this one.
 #include "core/data/dataset.h"
 
+#include <atomic>
 #include <exception>
 #include <source_location>
 #include <string>
@@ -15,6 +16,20 @@ namespace {
 Status bad_argument(const char* op, const std::string& what,
                     std::source_location where = std::source_location::current()) {
   return InvalidArgumentError(std::string("Dataset::") + op + ": " + what, where);
+}
+
+// Every shuffle's counter, in the walk order iteration_state() documents.
+std::vector<std::atomic<uint64_t>*> iteration_counters(const data_internal::DatasetNode& output) {
+  std::vector<std::atomic<uint64_t>*> counters;
+  std::vector<const data_internal::DatasetNode*> pending{&output};
+  while (!pending.empty()) {
+    const data_internal::DatasetNode* node = pending.back();
+    pending.pop_back();
+    if (std::atomic<uint64_t>* counter = node->iteration_counter()) counters.push_back(counter);
+    const std::vector<const data_internal::DatasetNode*> inputs = node->inputs();
+    pending.insert(pending.end(), inputs.rbegin(), inputs.rend());
+  }
+  return counters;
 }
 
 }  // namespace
@@ -107,5 +122,26 @@ std::unique_ptr<Iterator> Dataset::make_iterator() const {
 }
 
 int64_t Dataset::cardinality() const { return node_->cardinality(); }
+
+std::vector<uint64_t> Dataset::iteration_state() const {
+  std::vector<uint64_t> state;
+  for (std::atomic<uint64_t>* counter : iteration_counters(*node_)) {
+    state.push_back(counter->load());
+  }
+  return state;
+}
+
+Status Dataset::restore_iteration_state(std::span<const uint64_t> state) const {
+  const std::vector<std::atomic<uint64_t>*> counters = iteration_counters(*node_);
+  if (state.size() != counters.size()) {
+    return bad_argument("restore_iteration_state",
+                        "the state holds " + std::to_string(state.size()) +
+                            " shuffle counter(s) but this pipeline has " +
+                            std::to_string(counters.size()) +
+                            " shuffle(s); was it saved from another input pipeline?");
+  }
+  for (size_t i = 0; i < state.size(); ++i) counters[i]->store(state[i]);
+  return Status();
+}
 
 }  // namespace strata

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/common/status.h"
@@ -95,6 +96,20 @@ class Dataset {
   // Number of elements when it can be known without iterating;
   // kInfiniteCardinality or kUnknownCardinality otherwise.
   int64_t cardinality() const;
+
+  // Where the pipeline stands between iterations: for each shuffle() in it
+  // (walking from this dataset towards the source, inputs in order), how
+  // many iterations it has made, which fixes the order of its next one.
+  // Model::fit saves it with a checkpoint's position so that a resumed run
+  // replays an interrupted epoch in the same order. Sources keep no state:
+  // from_arrays is a pure function of the index, and a generator must be
+  // one of its call count for a resume to be exact.
+  std::vector<uint64_t> iteration_state() const;
+  // Sets the counters iteration_state() read, on every copy of this
+  // dataset (they share the nodes). InvalidArgument, changing nothing,
+  // when `state` has another length than this pipeline's shuffle count.
+  // Not while an iterator over the dataset is being made.
+  Status restore_iteration_state(std::span<const uint64_t> state) const;
 
  private:
   explicit Dataset(std::shared_ptr<const data_internal::DatasetNode> node)

@@ -5,6 +5,7 @@
 #ifndef STRATA_CORE_DATA_DATASET_NODE_H_
 #define STRATA_CORE_DATA_DATASET_NODE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,6 +27,13 @@ class DatasetNode {
   // state that is atomic by design (shuffle's iteration counter).
   virtual std::unique_ptr<Iterator> make_iterator() const = 0;
   virtual int64_t cardinality() const = 0;
+  // The nodes this one reads (none for a source), so Dataset can walk the
+  // graph for its iteration state. Pure, so a new transformation cannot
+  // forget to pass the walk on.
+  virtual std::vector<const DatasetNode*> inputs() const = 0;
+  // shuffle()'s count of iterations made, the graph's only mutable state;
+  // null for every other node.
+  virtual std::atomic<uint64_t>* iteration_counter() const { return nullptr; }
 };
 
 using NodePtr = std::shared_ptr<const DatasetNode>;

@@ -56,6 +56,7 @@ class ArraysNode final : public DatasetNode {
     return std::make_unique<ArraysIterator>(arrays_);
   }
   int64_t cardinality() const override { return (*arrays_)[0].dim(0); }
+  std::vector<const DatasetNode*> inputs() const override { return {}; }
 
  private:
   // Shared with every iterator, which may outlive the Dataset.
@@ -76,6 +77,7 @@ class GeneratorNode final : public DatasetNode {
     return it;
   }
   int64_t cardinality() const override { return cardinality_; }
+  std::vector<const DatasetNode*> inputs() const override { return {}; }
 
  private:
   std::function<std::unique_ptr<Iterator>()> make_;

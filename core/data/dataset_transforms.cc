@@ -63,6 +63,7 @@ class BatchNode final : public DatasetNode {
   std::unique_ptr<Iterator> make_iterator() const override {
     return std::make_unique<BatchIterator>(input_->make_iterator(), batch_size_, drop_remainder_);
   }
+  std::vector<const DatasetNode*> inputs() const override { return {input_.get()}; }
   int64_t cardinality() const override {
     const int64_t n = input_->cardinality();
     if (n < 0) return n;
@@ -138,6 +139,7 @@ class RepeatNode final : public DatasetNode {
   std::unique_ptr<Iterator> make_iterator() const override {
     return std::make_unique<RepeatIterator>(input_, count_);
   }
+  std::vector<const DatasetNode*> inputs() const override { return {input_.get()}; }
   int64_t cardinality() const override {
     const int64_t n = input_->cardinality();
     if (count_ == 0 || n == 0) return 0;
@@ -183,6 +185,7 @@ class ShardNode final : public DatasetNode {
   std::unique_ptr<Iterator> make_iterator() const override {
     return std::make_unique<ShardIterator>(input_->make_iterator(), num_shards_, index_);
   }
+  std::vector<const DatasetNode*> inputs() const override { return {input_.get()}; }
   int64_t cardinality() const override {
     const int64_t n = input_->cardinality();
     if (n < 0) return n;
@@ -226,6 +229,7 @@ class TakeNode final : public DatasetNode {
   std::unique_ptr<Iterator> make_iterator() const override {
     return std::make_unique<TakeIterator>(input_->make_iterator(), count_);
   }
+  std::vector<const DatasetNode*> inputs() const override { return {input_.get()}; }
   int64_t cardinality() const override {
     const int64_t n = input_->cardinality();
     if (count_ == kInfinite) return n;

@@ -141,6 +141,7 @@ class PrefetchNode final : public DatasetNode {
     return it;
   }
   int64_t cardinality() const override { return input_->cardinality(); }
+  std::vector<const DatasetNode*> inputs() const override { return {input_.get()}; }
 
  private:
   NodePtr input_;

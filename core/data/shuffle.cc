@@ -77,6 +77,8 @@ class ShuffleNode final : public DatasetNode {
                                              iteration);
   }
   int64_t cardinality() const override { return input_->cardinality(); }
+  std::vector<const DatasetNode*> inputs() const override { return {input_.get()}; }
+  std::atomic<uint64_t>* iteration_counter() const override { return &iterations_; }
 
  private:
   NodePtr input_;

@@ -112,10 +112,12 @@ StatusOr<DistributedDataset> distribute_dataset(const Strategy& strategy, const 
     parts = local;
     first = 0;
   }
-  return DistributedDataset([dataset, parts, first, local] {
-    return std::unique_ptr<DistributedIterator>(
-        std::make_unique<SplittingIterator>(dataset.make_iterator(), parts, first, local));
-  });
+  return DistributedDataset(
+      [dataset, parts, first, local] {
+        return std::unique_ptr<DistributedIterator>(
+            std::make_unique<SplittingIterator>(dataset.make_iterator(), parts, first, local));
+      },
+      dataset, dataset.cardinality());  // one global batch per step
 }
 
 StatusOr<DistributedDataset> distribute_datasets_from_function(
@@ -127,10 +129,15 @@ StatusOr<DistributedDataset> distribute_datasets_from_function(
   STRATA_ASSIGN_OR_RETURN(Dataset dataset, fn(context));
   const int replicas = strategy.num_local_replicas();
   const int workers = strategy.worker_count();
-  return DistributedDataset([dataset, replicas, workers] {
-    return std::unique_ptr<DistributedIterator>(
-        std::make_unique<PerReplicaIterator>(dataset.make_iterator(), replicas, workers));
-  });
+  // One element per local replica per step; a last partial step counts.
+  const int64_t elements = dataset.cardinality();
+  const int64_t steps = elements < 0 ? elements : (elements + replicas - 1) / replicas;
+  return DistributedDataset(
+      [dataset, replicas, workers] {
+        return std::unique_ptr<DistributedIterator>(
+            std::make_unique<PerReplicaIterator>(dataset.make_iterator(), replicas, workers));
+      },
+      dataset, steps);
 }
 
 }  // namespace strata

@@ -14,6 +14,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "core/data/dataset.h"
 #include "core/strategy/strategy.h"
@@ -46,15 +48,27 @@ class DistributedIterator {
 class DistributedDataset {
  public:
   std::unique_ptr<DistributedIterator> make_iterator() const { return make_(); }
+  // Steps in one pass when the dataset's cardinality says so, else
+  // Dataset::kInfiniteCardinality or kUnknownCardinality.
+  int64_t steps_per_pass() const { return steps_per_pass_; }
+  // The underlying dataset's (Dataset::iteration_state): what a resumed
+  // Model::fit restores before replaying an interrupted epoch.
+  std::vector<uint64_t> iteration_state() const { return dataset_.iteration_state(); }
+  Status restore_iteration_state(std::span<const uint64_t> state) const {
+    return dataset_.restore_iteration_state(state);
+  }
 
  private:
   friend StatusOr<DistributedDataset> distribute_dataset(const Strategy&, const Dataset&,
                                                          AutoShardPolicy);
   friend StatusOr<DistributedDataset> distribute_datasets_from_function(
       const Strategy&, const std::function<StatusOr<Dataset>(const InputContext&)>&);
-  explicit DistributedDataset(std::function<std::unique_ptr<DistributedIterator>()> make)
-      : make_(std::move(make)) {}
+  DistributedDataset(std::function<std::unique_ptr<DistributedIterator>()> make, Dataset dataset,
+                     int64_t steps_per_pass)
+      : make_(std::move(make)), dataset_(std::move(dataset)), steps_per_pass_(steps_per_pass) {}
   std::function<std::unique_ptr<DistributedIterator>()> make_;
+  Dataset dataset_;
+  int64_t steps_per_pass_;
 };
 
 // `dataset` yields global batches (every component batched along axis 0).

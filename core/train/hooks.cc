@@ -3,7 +3,9 @@
 #include <cmath>
 #include <ostream>
 
+#include "core/common/logging.h"
 #include "core/train/model.h"
+#include "core/train/resume_agreement.h"
 
 namespace strata {
 
@@ -39,14 +41,65 @@ StatusOr<bool> StepCounterHook::after_step(const StepInfo& step) {
   return false;
 }
 
+StatusOr<std::optional<Checkpoint>> CheckpointSaverHook::find_checkpoint(
+    const Model& model) const {
+  StatusOr<Checkpoint> found = manager_->restore_latest();
+  if (found.ok()) {
+    STRATA_RETURN_IF_ERROR(model.check_restorable(*found, resume_.restore));
+    return std::optional<Checkpoint>(*std::move(found));
+  }
+  const std::string dir = manager_->directory().string();
+  if (found.status().code() == Code::kNotFound) {
+    STRATA_LOG_INFO("no checkpoint in '{}': training starts at step 0", dir);
+    return std::optional<Checkpoint>();
+  }
+  if (found.status().code() == Code::kDataLoss && resume_.fresh_start_if_all_damaged) {
+    STRATA_LOG_WARN("{}\nstarting afresh from step 0, as asked (the damaged files stay for "
+                    "inspection; the next save replaces their steps)",
+                    found.status().message());
+    return std::optional<Checkpoint>();
+  }
+  if (found.status().code() == Code::kDataLoss) {
+    return DataLossError(found.status().message() +
+                         "\nNot resuming, and not restarting from step 0 either, which would "
+                         "discard the training they hold: repair or remove them, or allow a "
+                         "fresh start (ResumeOptions::fresh_start_if_all_damaged; train_digits "
+                         "--fresh-start-if-damaged)");
+  }
+  return found.status();
+}
+
 Status CheckpointSaverHook::begin(Model& model) {
   last_save_ = std::chrono::steady_clock::now();
   // Restore once: a second begin (the same hook in another fit) would undo
   // the training done since.
-  if (resumed_ || !manager_->latest()) return Status();
-  STRATA_ASSIGN_OR_RETURN(Checkpoint checkpoint, manager_->restore_latest());
-  STRATA_RETURN_IF_ERROR(model.restore(checkpoint));
+  if (begun_) return Status();
+  begun_ = true;
+  if (model.strategy().kind() == "parameter_server") {
+    return FailedPreconditionError(
+        "CheckpointSaverHook cannot checkpoint '" + manager_->directory().string() +
+        "' under ParameterServerStrategy: the variables live in the ps tasks' shards, which "
+        "this hook neither saves nor restores");
+  }
+  StatusOr<std::optional<Checkpoint>> found = find_checkpoint(model);
+  ResumeChoice mine;
+  if (!found.ok()) {
+    mine.kind = ResumeChoice::Kind::kError;
+  } else if (found->has_value()) {
+    mine = {ResumeChoice::Kind::kCheckpoint, (*found)->step, (*found)->checksum};
+  }
+  // Every worker takes part even after its own failure, so the others
+  // fail at once instead of waiting in the first collective of training.
+  const Status agreed = agree_on_resume(model.strategy(), mine);
+  if (!found.ok()) return found.status();
+  STRATA_RETURN_IF_ERROR(agreed);
+  if (!found->has_value()) return Status();
+  const Checkpoint& checkpoint = **found;
+  RestoreOptions restore = resume_.restore;
+  restore.continue_fit = true;  // what resuming means: BackupAndRestore, not load_weights
+  STRATA_RETURN_IF_ERROR(model.restore(checkpoint, restore));
   last_saved_step_ = checkpoint.step;
+  restored_step_ = checkpoint.step;
   resumed_ = true;
   return Status();
 }

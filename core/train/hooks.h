@@ -12,6 +12,7 @@
 
 #include "core/checkpoint/checkpoint_manager.h"
 #include "core/common/status.h"
+#include "core/train/model.h"
 
 namespace strata {
 
@@ -78,27 +79,57 @@ class StepCounterHook final : public Hook {
   double rate_ = 0;
 };
 
-// Restores the latest checkpoint at begin (resuming after a restart),
-// saves every `every_steps` steps and/or `every_seconds`, and at the end.
+// What CheckpointSaverHook does when the checkpoint directory is not a
+// clean resume.
+struct ResumeOptions {
+  // When every checkpoint in the directory is damaged, start afresh from
+  // step 0 with a warning naming them, instead of failing.
+  bool fresh_start_if_all_damaged = false;
+  RestoreOptions restore;  // NaN/Inf refused unless restore.allow_non_finite
+};
+
+// Restores the latest checkpoint at the first begin (resuming after a
+// restart: the step, and the epoch and batch fit() continues from), saves
+// every `every_steps` steps and/or `every_seconds`, and at the end.
+//
+// Refusals at begin, so that a resume is never silently a restart:
+//  - every checkpoint in the directory damaged (each named; a FIFO, device
+//    or directory in a checkpoint's place counts as damaged), unless
+//    ResumeOptions::fresh_start_if_all_damaged;
+//  - a checkpoint Model::check_restorable refuses (NaN/Inf, wrong shapes);
+//  - workers of a multi-worker job that would restore different steps
+//    (resume_agreement.h): every worker fails, naming them;
+//  - a ParameterServerStrategy: its variables live on the ps tasks, which
+//    this hook can neither save nor restore.
 class CheckpointSaverHook final : public Hook {
  public:
   CheckpointSaverHook(std::shared_ptr<CheckpointManager> manager, int64_t every_steps,
-                      std::optional<std::chrono::seconds> every_seconds = std::nullopt)
-      : manager_(std::move(manager)), every_steps_(every_steps), every_seconds_(every_seconds) {}
+                      std::optional<std::chrono::seconds> every_seconds = std::nullopt,
+                      ResumeOptions resume = {})
+      : manager_(std::move(manager)),
+        every_steps_(every_steps),
+        every_seconds_(every_seconds),
+        resume_(resume) {}
   Status begin(Model& model) override;
   StatusOr<bool> after_step(const StepInfo& step) override;
   Status end(Model& model) override;
   int64_t saves() const { return saves_; }
   bool resumed() const { return resumed_; }
+  int64_t restored_step() const { return restored_step_; }  // -1 unless resumed()
 
  private:
   Status save(Model& model);
+  // The checkpoint this worker would resume from (none: a fresh start).
+  StatusOr<std::optional<Checkpoint>> find_checkpoint(const Model& model) const;
   std::shared_ptr<CheckpointManager> manager_;
   int64_t every_steps_;
   std::optional<std::chrono::seconds> every_seconds_;
+  ResumeOptions resume_;
   std::chrono::steady_clock::time_point last_save_;
   int64_t last_saved_step_ = -1;
   int64_t saves_ = 0;
+  int64_t restored_step_ = -1;
+  bool begun_ = false;
   bool resumed_ = false;
 };
 

@@ -145,39 +145,4 @@ StatusOr<Tensor> Model::predict(const Dataset& global_batches) {
   return Tensor::concat_rows(outputs);
 }
 
-Checkpoint Model::to_checkpoint() const {
-  Checkpoint checkpoint;
-  checkpoint.step = global_step_;
-  for (const VariablePtr& v : variables_) {
-    auto value = v->read_value();
-    if (value.ok()) checkpoint.tensors.emplace(v->name(), std::move(*value));
-  }
-  for (auto& [name, value] : optimizer_->state()) {
-    checkpoint.tensors.emplace("optimizer/" + name, value);
-  }
-  checkpoint.metadata["strategy"] = std::string(strategy_->kind());
-  checkpoint.metadata["replicas"] = std::to_string(strategy_->num_replicas_in_sync());
-  checkpoint.metadata["optimizer"] = std::string(optimizer_->name());
-  return checkpoint;
-}
-
-Status Model::restore(const Checkpoint& checkpoint) {
-  std::map<std::string, Tensor> slots;
-  for (const auto& [name, value] : checkpoint.tensors) {
-    if (name.starts_with("optimizer/")) slots.emplace(name.substr(10), value);
-  }
-  for (const VariablePtr& v : variables_) {
-    auto it = checkpoint.tensors.find(v->name());
-    if (it == checkpoint.tensors.end()) {
-      return NotFoundError("the checkpoint (step " + std::to_string(checkpoint.step) +
-                           ") has no variable '" + v->name() + "'; was it written by another "
-                           "model?");
-    }
-    STRATA_RETURN_IF_ERROR(v->restore(it->second));
-  }
-  STRATA_RETURN_IF_ERROR(optimizer_->restore_state(slots));
-  global_step_ = checkpoint.step;
-  return Status();
-}
-
 }  // namespace strata

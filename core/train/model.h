@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "core/strategy/distributed_dataset.h"
 #include "core/strategy/distributed_variable.h"
 #include "core/strategy/strategy.h"
+#include "core/train/fit_position.h"
 #include "core/train/metrics.h"
 #include "core/train/mlp.h"
 #include "core/train/optimizers/optimizer.h"
@@ -54,6 +56,18 @@ struct History {
   std::vector<EpochLog> epochs;
   int64_t global_step = 0;
   bool stopped_by_hook = false;
+};
+
+// How Model::restore treats a checkpoint's values.
+struct RestoreOptions {
+  // NaN and infinite values are refused by default: a checkpoint of a run
+  // that diverged would otherwise resume, silently, into more NaN.
+  bool allow_non_finite = false;
+  // The next fit() continues from the checkpoint's position (the epoch it
+  // was in, past the batches already trained on, with the input's shuffle
+  // state), as Keras' BackupAndRestore does; CheckpointSaverHook sets it.
+  // Otherwise, as after Keras' load_weights, fit() runs all its epochs.
+  bool continue_fit = false;
 };
 
 // Job-wide figures: the same on every worker of a multi-worker job.
@@ -86,9 +100,19 @@ class Model {
   LossKind loss_kind() const { return loss_; }
 
   // Strategy-agnostic state: every variable's logical value by name, the
-  // optimizer's slots under "optimizer/", and the step.
+  // optimizer's slots under "optimizer/", the step, and where fit() stands
+  // (fit_position.h).
   Checkpoint to_checkpoint() const;
-  Status restore(const Checkpoint& checkpoint);
+  // The checks restore() makes before changing anything: every variable
+  // present with its shape, values finite unless allowed, a readable fit
+  // position. Lets workers agree a checkpoint is usable before any restores.
+  Status check_restorable(const Checkpoint& checkpoint, const RestoreOptions& options = {}) const;
+  // Restores the values and the step, and with options.continue_fit the
+  // position the next fit() continues from (a checkpoint without one: the
+  // start of the epoch its step falls in).
+  Status restore(const Checkpoint& checkpoint, const RestoreOptions& options = {});
+  // Where fit() stands (or the last fit ended, or restore() put it).
+  const FitPosition& fit_position() const { return position_; }
 
  private:
   Model(Strategy& strategy, LossKind loss, std::unique_ptr<Optimizer> optimizer);
@@ -97,6 +121,13 @@ class Model {
   Status pull_parameters(int replica);
   StatusOr<Tensor> train_step(ReplicaContext& ctx, const Element& batch, int64_t global_batch);
   Status eval_step(ReplicaContext& ctx, const Element& batch, int64_t global_batch);
+  // The position fit() starts from: a restored checkpoint's (consumed
+  // here, with the input's iteration state restored), else epoch 0.
+  StatusOr<FitPosition> take_resume_position(const DistributedDataset& input,
+                                             const FitOptions& options);
+  // One epoch from `position_`; false in `stop` when it ran to its end.
+  Status run_epoch(const DistributedDataset& input, const FitOptions& options, bool& stop,
+                   History& history);
 
   Strategy* strategy_;
   LossKind loss_;
@@ -107,6 +138,14 @@ class Model {
   std::unique_ptr<MeanMetric> loss_metric_;
   std::unique_ptr<AccuracyMetric> accuracy_metric_;
   int64_t global_step_ = 0;
+  FitPosition position_;
+  // Set by restore(), taken by the next fit(): the checkpoint it came from
+  // and its position (none in a checkpoint older than positions).
+  struct PendingResume {
+    std::optional<FitPosition> position;
+    std::string source;
+  };
+  std::optional<PendingResume> resume_;
 };
 
 }  // namespace strata

@@ -110,5 +110,35 @@ TEST(ShuffleTest, BadBufferSizeIsAnInvalidArgument) {
   EXPECT_THAT(ds.status().message(), HasSubstr("buffer_size must be >= 1, got 0"));
 }
 
+// What a resumed fit relies on: the counters of every shuffle in a
+// pipeline read back and set on a pipeline built alike (in a new process),
+// which then gives the order the original's next iteration would have.
+TEST(ShuffleTest, IterationStateCarriesTheNextOrderToAPipelineBuiltAlike) {
+  auto build = [] { return *numbered(kN).shuffle(kN, 5)->batch(10)->shuffle(4, 9)->prefetch(2); };
+  const Dataset original = build();
+  EXPECT_EQ(original.iteration_state(), (std::vector<uint64_t>{0, 0}));
+  labels_of(original);
+  labels_of(original);
+  const std::vector<uint64_t> state = original.iteration_state();
+  EXPECT_EQ(state, (std::vector<uint64_t>{2, 2}));  // outer shuffle first
+  const std::vector<int64_t> third = labels_of(original);
+
+  const Dataset rebuilt = build();
+  EXPECT_NE(labels_of(rebuilt), third);  // its own first iteration
+  ASSERT_TRUE(rebuilt.restore_iteration_state(state).ok());
+  EXPECT_EQ(labels_of(rebuilt), third);
+  EXPECT_EQ(rebuilt.iteration_state(), (std::vector<uint64_t>{3, 3}));
+}
+
+TEST(ShuffleTest, AStateOfAnotherPipelineIsRefusedAndChangesNothing) {
+  const Dataset ds = *numbered(kN).shuffle(kN, 5);
+  const std::vector<uint64_t> two{4, 4};
+  const Status s = ds.restore_iteration_state(two);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("2 shuffle counter(s) but this pipeline has 1"));
+  EXPECT_EQ(ds.iteration_state(), (std::vector<uint64_t>{0}));
+  EXPECT_TRUE(numbered(kN).iteration_state().empty());  // no shuffle, no state
+}
+
 }  // namespace
 }  // namespace strata

@@ -2,8 +2,10 @@
 // store (the store_exchange plugin carries the cross-process step): 2
 // workers x 2 devices must train to the weights Mirrored gets on 4 devices,
 // start from the chief's variables, shard the input as the policy says and
-// leave checkpoint writing to the chief. The same program across real
+// leave checkpoint writing to the chief, and resume together from one
+// checkpoint or not at all. The same program across real
 // processes is tests/launch (strata launch + the mpi plugin).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -167,6 +169,127 @@ TEST(MultiWorkerMirroredTest, OnlyTheChiefWritesCheckpoints) {
   EXPECT_FALSE(std::filesystem::exists(base / "worker1") &&
                !std::filesystem::is_empty(base / "worker1"));
   std::filesystem::remove_all(base);
+}
+
+// A kill after step N, on every worker alike.
+class KillAfterStep final : public Hook {
+ public:
+  explicit KillAfterStep(int64_t step) : step_(step) {}
+  StatusOr<bool> after_step(const StepInfo& step) override {
+    if (step.global_step >= step_) return AbortedError("killed");
+    return false;
+  }
+
+ private:
+  int64_t step_;
+};
+
+// A fit of 2 epochs with `hooks`: its weights, or its error.
+StatusOr<std::vector<Tensor>> fit_weights(Strategy& strategy, const Dataset& data,
+                                          std::vector<std::shared_ptr<Hook>> hooks) {
+  std::unique_ptr<Model> model;
+  {
+    STRATA_ASSIGN_OR_RETURN(StrategyScope scope, strategy.scope());
+    STRATA_ASSIGN_OR_RETURN(model, Model::create(*Mlp::create({64, 32, 10}, 7),
+                                                 LossKind::kSparseSoftmaxCrossEntropy,
+                                                 make_adam(0.01f)));
+  }
+  FitOptions options;
+  options.epochs = 2;
+  options.hooks = std::move(hooks);
+  STRATA_ASSIGN_OR_RETURN(History history, model->fit(data, options));
+  if (history.global_step != 16) {
+    return InternalError("ran to step " + std::to_string(history.global_step) + ", not 16");
+  }
+  std::vector<Tensor> weights;
+  for (const VariablePtr& v : model->variables()) weights.push_back(v->value(0));
+  return weights;
+}
+
+class MultiWorkerResumeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rt_ = make_runtime();
+    ASSERT_NE(rt_, nullptr);
+    std::filesystem::remove_all(base_);
+  }
+  void TearDown() override { std::filesystem::remove_all(base_); }
+  std::shared_ptr<CheckpointSaverHook> saver(const std::filesystem::path& dir) {
+    return std::make_shared<CheckpointSaverHook>(std::make_shared<CheckpointManager>(dir, 3), 2);
+  }
+  // Every worker trains with checkpoints in dir_of(rank) until killed after step 5.
+  void train_until_killed(const std::function<std::filesystem::path(int)>& dir_of) {
+    run_workers(rt_, [&](MultiWorkerMirroredStrategy& s) {
+      auto killed = fit_weights(s, data_, {saver(dir_of(s.worker_rank())),
+                                           std::make_shared<KillAfterStep>(5)});
+      EXPECT_EQ(killed.status().code(), Code::kAborted) << killed.status();
+    });
+  }
+  // Every worker resumes from dir_of(rank): its weights or error, by rank.
+  std::vector<StatusOr<std::vector<Tensor>>> resume(
+      const std::function<std::filesystem::path(int)>& dir_of) {
+    std::mutex mu;
+    std::vector<StatusOr<std::vector<Tensor>>> results(kWorkers, InternalError("did not run"));
+    run_workers(rt_, [&](MultiWorkerMirroredStrategy& s) {
+      auto result = fit_weights(s, data_, {saver(dir_of(s.worker_rank()))});
+      std::lock_guard lock(mu);
+      results[static_cast<size_t>(s.worker_rank())] = std::move(result);
+    });
+    return results;
+  }
+
+  std::shared_ptr<Runtime> rt_;
+  const Dataset data_ = digit_batches(128, 16);  // 8 steps per epoch
+  const std::filesystem::path base_ = std::filesystem::temp_directory_path() /
+                                      ("strata-mwms-resume-" + std::to_string(::getpid()));
+};
+
+TEST_F(MultiWorkerResumeTest, WorkersSharingADirectoryResumeToTheUninterruptedWeights) {
+  std::vector<Tensor> reference;
+  run_workers(rt_, [&](MultiWorkerMirroredStrategy& s) {
+    auto weights = fit_weights(s, data_, {});
+    ASSERT_TRUE(weights.ok()) << weights.status();
+    if (s.is_chief()) reference = *weights;
+  });
+  train_until_killed([&](int) { return base_ / "shared"; });
+  auto results = resume([&](int) { return base_ / "shared"; });
+  for (int w = 0; w < kWorkers; ++w) {
+    ASSERT_TRUE(results[static_cast<size_t>(w)].ok()) << "worker " << w << ": "
+                                                      << results[static_cast<size_t>(w)].status();
+    EXPECT_LE(max_difference(*results[static_cast<size_t>(w)], reference), 1e-6) << "worker " << w;
+  }
+}
+
+// Worker 0 finds its checkpoints, worker 1 an empty directory: resuming
+// would train two different models and exit 0. Both must refuse, naming
+// the workers and what each found.
+TEST_F(MultiWorkerResumeTest, WorkersWithDifferentCheckpointsRefuseNamingThem) {
+  auto own_dir = [&](int rank) { return base_ / ("worker" + std::to_string(rank)); };
+  train_until_killed(own_dir);  // only the chief writes: worker1 stays empty
+  auto results = resume(own_dir);
+  for (int w = 0; w < kWorkers; ++w) {
+    const Status& s = results[static_cast<size_t>(w)].status();
+    ASSERT_FALSE(s.ok()) << "worker " << w << " trained on from its own state";
+    EXPECT_EQ(s.code(), Code::kFailedPrecondition) << s;
+    EXPECT_THAT(s.message(), ::testing::HasSubstr("worker 0 (chief): the checkpoint of step 4"));
+    EXPECT_THAT(s.message(), ::testing::HasSubstr("worker 1: no checkpoint"));
+    EXPECT_THAT(s.message(), ::testing::HasSubstr("differs from the chief"));
+  }
+}
+
+// One worker's copies are all damaged: it fails with its own error, and
+// the other, whose copy is fine, fails too instead of training alone.
+TEST_F(MultiWorkerResumeTest, OneWorkersDamagedDirectoryStopsEveryWorker) {
+  auto own_dir = [&](int rank) { return base_ / ("worker" + std::to_string(rank)); };
+  train_until_killed(own_dir);
+  std::filesystem::copy(own_dir(0), own_dir(1));
+  for (const auto& file : CheckpointManager(own_dir(1)).checkpoints()) {
+    std::filesystem::resize_file(file, 30);
+  }
+  auto results = resume(own_dir);
+  EXPECT_EQ(results[1].status().code(), Code::kDataLoss) << results[1].status();
+  EXPECT_EQ(results[0].status().code(), Code::kAborted) << results[0].status();
+  EXPECT_THAT(results[0].status().message(), ::testing::HasSubstr("worker(s) 1"));
 }
 
 }  // namespace

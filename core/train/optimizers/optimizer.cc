@@ -1,6 +1,7 @@
 #include "core/train/optimizers/optimizer.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace strata {
 
@@ -98,9 +99,21 @@ std::map<std::string, Tensor> Optimizer::state() const {
 Status Optimizer::restore_state(const std::map<std::string, Tensor>& state) {
   std::lock_guard lock(mu_);
   const std::vector<std::string> names = slot_names();
+  if (auto it = state.find("iterations"); it != state.end()) {
+    // Converting a float outside int64's range is undefined behaviour, so
+    // a forged or damaged count is refused before the cast.
+    const Tensor& count = it->second;
+    const double v = count.size() == 1 ? static_cast<double>(count.values()[0]) : -1.0;
+    if (count.rank() != 0 || !(v >= 0.0 && v < 9223372036854775808.0) || v != std::floor(v)) {
+      return InvalidArgumentError(
+          std::string(name()) + ": the checkpoint's iteration count " + count.describe() +
+          (count.size() == 1 ? " = " + std::to_string(v) : std::string()) +
+          " is not a whole number from 0 to 2^63 - 1");
+    }
+  }
   for (const auto& [key, value] : state) {
     if (key == "iterations") {
-      iterations_ = static_cast<int64_t>(value.item());
+      iterations_ = static_cast<int64_t>(value.values()[0]);
       continue;
     }
     const size_t slash = key.rfind('/');
