@@ -23,19 +23,25 @@ constexpr auto kCloseTimeout = 1s;
 // A client has one request outstanding, so it never has more than one
 // reply waiting; one that does is not reading them.
 constexpr size_t kMaxPendingOut = 2 * kMaxFrameBytes;
-// Bytes read before a request's head is known, or past its frame.
 constexpr size_t kReadChunk = 64 * 1024;
+
+// How much to read next: never past what the connection may buffer
+// uncounted (a hello, a request's head) or counted (an admitted frame), so
+// no connection holds more than a few KiB the quota does not see.
+size_t read_room(size_t want, size_t buffered) {
+  return std::min(want > buffered ? want - buffered : 1, kReadChunk);
+}
 
 }  // namespace
 
 void ServerLoop::read_from(Conn& c) {
   char chunk[kReadChunk];
   for (;;) {
-    // An admitted frame is read up to its end and no further, so its
-    // buffer (reserved at admission) never grows past what was counted.
-    size_t room = sizeof chunk;
-    if (c.admitted > c.in.size()) room = std::min(room, c.admitted - c.in.size());
-    const ssize_t n = ::recv(c.sock.fd(), chunk, room, 0);
+    size_t want = kMaxRequestHeadBytes;
+    if (c.state == Conn::State::kHello) want = kHelloFixedBytes + kMaxTokenBytes;
+    if (c.admitted > 0) want = c.admitted;
+    if (c.skip > 0) want = c.skip;  // dropped as it comes
+    const ssize_t n = ::recv(c.sock.fd(), chunk, read_room(want, c.in.size()), 0);
     if (n > 0) {
       c.in.append(chunk, static_cast<size_t>(n));
       process(c);  // parse as we go: garbage is refused before it piles up
@@ -82,7 +88,7 @@ void ServerLoop::process(Conn& c) {
     c.admitted = 0;
     // A big frame's buffer goes with it rather than staying with the
     // connection, uncounted.
-    if (c.in.size() == consumed && c.in.capacity() > kReadChunk) {
+    if (c.in.size() == consumed && c.in.capacity() > kMaxRequestHeadBytes) {
       c.in = std::string();
     } else {
       c.in.erase(0, consumed);
