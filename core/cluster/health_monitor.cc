@@ -10,11 +10,11 @@ namespace strata {
 
 HealthMonitor::HealthMonitor(Store& store, int rank, int world,
                              std::chrono::nanoseconds interval,
-                             std::function<std::string(int)> describe_rank)
+                             std::function<std::string(int)> describe_rank, StoreHost host)
     : store_(store), rank_(rank), world_(world),
       // A zero or negative interval would make the thread spin.
       interval_(std::max<std::chrono::nanoseconds>(interval, std::chrono::milliseconds(1))),
-      describe_rank_(std::move(describe_rank)),
+      describe_rank_(std::move(describe_rank)), host_(std::move(host)),
       peers_(static_cast<size_t>(std::max(world, 0)), Peer{-1, Clock::now(), false, false}) {
   if (world_ >= 1 && rank_ >= 0 && rank_ < world_) {
     thread_ = std::thread([this] { run(); });
@@ -38,18 +38,35 @@ std::string HealthMonitor::name(int rank) const {
   return describe_rank_ ? describe_rank_(rank) + " (" + position + ")" : position;
 }
 
-Status HealthMonitor::beat() {
-  auto v = store_.add(health::key(rank_), health::kBeat);
-  return v.ok() ? Status::Ok() : v.status();
+std::string HealthMonitor::host_name() const {
+  return name(host_.rank) + (host_.rank == 0 ? ", the chief," : ",") +
+         " which hosts the job store at " + host_.address + ",";
 }
 
-Status HealthMonitor::sample() {
-  // Read outside the lock: a store request may take a while, and check()
-  // must not wait for the thread's (or the other way round).
+StatusOr<int64_t> HealthMonitor::ask(const std::string& key, int64_t delta) {
+  {
+    std::lock_guard lock(mu_);
+    asking_since_ = Clock::now();
+  }
+  auto v = store_.add(key, delta);
+  std::lock_guard lock(mu_);
+  asking_since_.reset();
+  return v;
+}
+
+Status HealthMonitor::round() {
+  bool beating = false;
+  {
+    std::lock_guard lock(mu_);
+    beating = !left_;
+  }
+  if (beating) {
+    if (auto v = ask(health::key(rank_), health::kBeat); !v.ok()) return v.status();
+  }
   std::vector<int64_t> values(peers_.size(), 0);
   for (int r = 0; r < world_; ++r) {
     if (r == rank_) continue;
-    auto v = store_.add(health::key(r), 0);  // reads without waiting
+    auto v = ask(health::key(r), 0);  // reads without waiting
     if (!v.ok()) return v.status();
     values[static_cast<size_t>(r)] = *v;
   }
@@ -63,7 +80,9 @@ Status HealthMonitor::sample() {
     if (p.beats >= 0 && s.beats > p.beats) p.changed = now;
     p.beats = std::max(p.beats, s.beats);
     p.left = p.left || s.left;
-    p.departed = p.departed || s.departed;
+    // Not sticky: the server withdraws the flag when the rank connects
+    // again (one dropped connection of a live rank).
+    p.departed = s.departed;
   }
   return Status::Ok();
 }
@@ -71,29 +90,49 @@ Status HealthMonitor::sample() {
 void HealthMonitor::run() {
   std::unique_lock lock(mu_);
   while (!stop_ && !left_) {
+    const uint64_t generation = wanted_;
     lock.unlock();
-    Status s = beat();
-    if (s.ok()) s = sample();
+    Status s = round();
     lock.lock();
-    if (!s.ok() && thread_error_.ok()) {
+    if (!s.ok() && last_round_.ok()) {
       STRATA_LOG_WARN("health monitor of rank {}: {}", rank_, s.to_string());
-      thread_error_ = s;
     }
-    if (s.ok()) thread_error_ = Status::Ok();  // a passing hiccup is forgiven
-    wake_.wait_for(lock, interval_, [this] { return stop_ || left_; });
+    last_round_ = s;
+    finished_ = std::max(finished_, generation);
+    wake_.notify_all();
+    wake_.wait_for(lock, interval_,
+                   [&] { return stop_ || left_ || wanted_ > generation; });
   }
+  wake_.notify_all();  // a check() waiting for a round that will not come
 }
 
-Status HealthMonitor::check() {
-  {
-    std::lock_guard lock(mu_);
-    if (thread_error_.code() == Code::kInvalidArgument) return thread_error_;
+std::optional<std::chrono::nanoseconds> HealthMonitor::silent_for(Clock::time_point now) const {
+  if (!asking_since_) return std::nullopt;
+  return now - *asking_since_;
+}
+
+Status HealthMonitor::store_silent(std::chrono::nanoseconds silent) const {
+  const std::string how_long = "no reply for " + seconds_text(silent);
+  if (hosted_elsewhere()) return PeerFailedError(host_name() + " stopped answering: " + how_long);
+  return UnavailableError("health check: the job store" +
+                          (host_.address.empty() ? "" : " at " + host_.address) +
+                          " stopped answering: " + how_long);
+}
+
+Status HealthMonitor::store_failed(const Status& failure) const {
+  const bool unreachable =
+      failure.code() == Code::kUnavailable || failure.code() == Code::kTimedOut;
+  if (!hosted_elsewhere() || !unreachable) {
+    return failure.prefixed("health check cannot read the store");
   }
-  // A fresh reading, so a departure is reported at once, not an interval on.
-  if (Status s = sample(); !s.ok()) return s.prefixed("health check cannot read the store");
-  const auto now = Clock::now();
+  if (peers_[static_cast<size_t>(host_.rank)].left) {
+    return UnavailableError(host_name() + " finished and closed it: " + failure.message());
+  }
+  return PeerFailedError(host_name() + " is gone: " + failure.message());
+}
+
+Status HealthMonitor::peers_verdict(Clock::time_point now) const {
   std::vector<std::string> dead;
-  std::lock_guard lock(mu_);
   for (int r = 0; r < world_; ++r) {
     const Peer& p = peers_[static_cast<size_t>(r)];
     if (r == rank_ || p.left) continue;
@@ -109,13 +148,42 @@ Status HealthMonitor::check() {
   return PeerFailedError(message);
 }
 
+Status HealthMonitor::check() {
+  std::unique_lock lock(mu_);
+  if (thread_error_.code() == Code::kInvalidArgument) return thread_error_;
+  if (stop_ || left_) {
+    // No thread to ask: read here, as the store allows.
+    lock.unlock();
+    Status s = round();
+    lock.lock();
+    return s.ok() ? peers_verdict(Clock::now()) : store_failed(s);
+  }
+  // A fresh reading, so a departure is reported at once, not an interval
+  // on; taken by the thread, so that a store which stopped answering holds
+  // up this call for silence_limit() at most, not for its own timeout.
+  const uint64_t want = ++wanted_;
+  wake_.notify_all();
+  while (finished_ < want && !stop_ && !left_) {
+    const auto now = Clock::now();
+    const auto silent = silent_for(now);
+    if (silent && *silent >= silence_limit()) return store_silent(*silent);
+    wake_.wait_until(lock, silent ? now - *silent + silence_limit() : now + silence_limit());
+  }
+  if (!last_round_.ok()) return store_failed(last_round_);
+  return peers_verdict(Clock::now());
+}
+
 Status HealthMonitor::leave() {
+  Status skip;
   {
     std::lock_guard lock(mu_);
     if (left_) return Status::Ok();
     left_ = true;
+    const auto silent = silent_for(Clock::now());
+    if (silent && *silent >= silence_limit()) skip = store_silent(*silent);
   }
   wake_.notify_all();
+  if (!skip.ok()) return skip.prefixed("health monitor: not leaving through the store");
   auto v = store_.add(health::key(rank_), health::kLeft);
   return v.ok() ? Status::Ok() : v.status().prefixed("health monitor: leaving");
 }

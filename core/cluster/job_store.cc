@@ -60,6 +60,12 @@ StatusOr<Choice> choose(const ClusterSpec& spec, const ClusterConfig& config) {
 
 }  // namespace
 
+StoreHost job_store_host(const ClusterSpec& spec, const ClusterConfig& config) {
+  auto choice = choose(spec, config);
+  if (!choice.ok() || choice->type != "tcp") return {};
+  return StoreHost{0, choice->address};
+}
+
 StatusOr<std::unique_ptr<Store>> open_job_store(const Registry& registry,
                                                 const ClusterSpec& spec,
                                                 const ClusterConfig& config) {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/cluster/cluster_spec.h"
+#include "core/cluster/health_monitor.h"
 #include "core/cluster/store.h"
 #include "core/common/status.h"
 #include "core/config/config.h"
@@ -22,6 +23,12 @@ class Registry;
 StatusOr<std::unique_ptr<Store>> open_job_store(const Registry& registry,
                                                 const ClusterSpec& spec,
                                                 const ClusterConfig& config);
+
+// Which rank's process serves the store open_job_store opens: rank 0 (the
+// chief) at the store's address for the "tcp" store, which rank 0 hosts;
+// none for the others (memory, file, plugins' stores). The health monitor
+// names this rank when the store stops answering.
+StoreHost job_store_host(const ClusterSpec& spec, const ClusterConfig& config);
 
 }  // namespace strata
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "core/cluster/store_limits.h"
 #include "core/common/status.h"
 #include "strata/sdk/job_token.h"
 
@@ -21,6 +22,8 @@ struct TcpStoreOptions {
   // How long the host (rank 0) keeps serving after it closed its store,
   // waiting for the other ranks to say goodbye.
   std::chrono::nanoseconds linger = std::chrono::seconds(5);
+  // What the job may make the store hold; read by the host (rank 0) only.
+  StoreLimits limits;
 
   // Fails when a token source is set but unusable (unreadable file, file
   // others can read, too short).

@@ -6,7 +6,8 @@
 namespace strata::tcp_store {
 
 StatusOr<std::unique_ptr<TcpStoreServer>> TcpStoreServer::start(const HostPort& at, int world,
-                                                                  std::string token) {
+                                                                  std::string token,
+                                                                  StoreLimits limits) {
   if (world < 1) {
     return InvalidArgumentError("a TCP store needs a world of at least 1 rank, not " +
                                 std::to_string(world));
@@ -19,7 +20,8 @@ StatusOr<std::unique_ptr<TcpStoreServer>> TcpStoreServer::start(const HostPort& 
   server->host_ = at.host;
   server->port_ = local_port(*listener);
   const std::string name = server->address();
-  server->loop_ = std::make_unique<ServerLoop>(std::move(*listener), world, std::move(token), name);
+  server->loop_ = std::make_unique<ServerLoop>(std::move(*listener), world, std::move(token),
+                                               name, limits);
   STRATA_RETURN_IF_ERROR(server->loop_->init());
   server->thread_ = std::thread([loop = server->loop_.get()] { loop->run(); });
   STRATA_LOG_INFO("store {}: serving a world of {} ranks", name, world);
@@ -37,5 +39,7 @@ void TcpStoreServer::stop(std::chrono::nanoseconds linger) {
 }
 
 std::set<int> TcpStoreServer::departed() const { return loop_->departed(); }
+
+StoreUsage TcpStoreServer::usage() const { return loop_->usage(); }
 
 }  // namespace strata::tcp_store

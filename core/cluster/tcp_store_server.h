@@ -5,6 +5,7 @@
 // with the right hello and token, and records a rank whose connection
 // closed without a goodbye as departed (health::kDeparted on its health key,
 // core/cluster/health_keys.h), so the health check can name it at once.
+// What the job can make it hold is bounded by StoreLimits (store_limits.h).
 #ifndef STRATA_CORE_CLUSTER_TCP_STORE_SERVER_H_
 #define STRATA_CORE_CLUSTER_TCP_STORE_SERVER_H_
 
@@ -14,6 +15,8 @@
 #include <string>
 #include <thread>
 
+#include "core/cluster/store_limits.h"
+#include "core/cluster/tcp_store_quota.h"
 #include "core/cluster/tcp_store_socket.h"
 #include "core/common/status.h"
 
@@ -24,9 +27,11 @@ class ServerLoop;
 class TcpStoreServer {
  public:
   // Binds `at` (port 0 picks a free port) and starts serving a world of
-  // `world` ranks whose hellos carry `token`.
+  // `world` ranks whose hellos carry `token`, holding at most what
+  // `limits` allow.
   static StatusOr<std::unique_ptr<TcpStoreServer>> start(const HostPort& at, int world,
-                                                         std::string token);
+                                                         std::string token,
+                                                         StoreLimits limits = {});
   ~TcpStoreServer();  // stop(0)
   TcpStoreServer(const TcpStoreServer&) = delete;
   TcpStoreServer& operator=(const TcpStoreServer&) = delete;
@@ -39,8 +44,13 @@ class TcpStoreServer {
   // goodbye or dropped), or after `linger`, whichever comes first; joins.
   void stop(std::chrono::nanoseconds linger);
 
-  // Ranks whose connection closed without a goodbye so far.
+  // Ranks whose last connection closed without a goodbye, and that have
+  // not connected again since.
   std::set<int> departed() const;
+
+  // What the store holds for the job now, as its quota counts it: keys,
+  // values, requests being received. Safe from any thread.
+  StoreUsage usage() const;
 
  private:
   TcpStoreServer() = default;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "core/cluster/duration_text.h"
 #include "core/cluster/health_keys.h"
@@ -21,15 +22,14 @@ using namespace std::chrono_literals;
 // A stranger gets this long to say hello before it is dropped, and a
 // refused connection this long to take its error reply.
 constexpr auto kHelloTimeout = 10s;
-constexpr auto kCloseTimeout = 1s;
 constexpr size_t kMaxConnections = 4096;
-constexpr size_t kMaxPendingOut = 2 * kMaxFrameBytes;
 
 }  // namespace
 
-ServerLoop::ServerLoop(Socket listener, int world, std::string token, std::string name)
+ServerLoop::ServerLoop(Socket listener, int world, std::string token, std::string name,
+                       StoreLimits limits)
     : listener_(std::move(listener)), world_(world), token_(std::move(token)),
-      name_(std::move(name)), live_(static_cast<size_t>(world), 0) {}
+      name_(std::move(name)), quota_(limits), live_(static_cast<size_t>(world), 0) {}
 
 Status ServerLoop::init() {
   wake_ = Socket(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
@@ -119,113 +119,49 @@ void ServerLoop::accept_all() {
   }
 }
 
-void ServerLoop::read_from(Conn& c) {
-  char chunk[65536];
-  for (;;) {
-    const ssize_t n = ::recv(c.sock.fd(), chunk, sizeof chunk, 0);
-    if (n > 0) {
-      c.in.append(chunk, static_cast<size_t>(n));
-      process(c);  // parse as we go: garbage is refused before it piles up
-      if (c.dead || c.state == Conn::State::kClosing) return;
-      continue;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    if (n < 0 && errno == EINTR) continue;
-    close(c);  // end of stream or a reset
-    return;
-  }
-}
-
-void ServerLoop::process(Conn& c) {
-  while (!c.dead && c.state != Conn::State::kClosing) {
-    if (c.state == Conn::State::kHello) {
-      if (!handle_hello(c)) return;
-      continue;
-    }
-    const FrameParse f = parse_frame(c.in);
-    if (f.state == Parse::kNeedMore) return;
-    if (f.state == Parse::kBad) {
-      refuse(c, Code::kDataLoss, f.error);
-      return;
-    }
-    auto request = decode_request(f.op, f.payload);
-    c.in.erase(0, f.consumed);
-    if (!request.ok()) {
-      refuse(c, Code::kDataLoss, request.status().message());
-      return;
-    }
-    if (c.waiting && request->op != Op::kBye) {
-      refuse(c, Code::kDataLoss, "sent a request while its get was still waiting");
-      return;
-    }
-    handle(c, *request);
-  }
-}
-
-void ServerLoop::reply(Conn& c, std::string frame) {
-  if (c.out.size() + frame.size() > kMaxPendingOut) {
-    STRATA_LOG_WARN("store {}: dropping rank {} at {}: it does not read its replies", name_,
-                    c.rank, c.peer);
-    close(c);
-    return;
-  }
-  c.out += frame;
-  flush(c);
-}
-
-void ServerLoop::flush(Conn& c) {
-  while (!c.out.empty()) {
-    const ssize_t n = ::send(c.sock.fd(), c.out.data(), c.out.size(), MSG_NOSIGNAL);
-    if (n > 0) {
-      c.out.erase(0, static_cast<size_t>(n));
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      return;  // poll() says when to go on
-    } else {
-      close(c);
-      return;
-    }
-  }
-  if (c.state == Conn::State::kClosing) close(c);
-}
-
-void ServerLoop::refuse(Conn& c, Code code, const std::string& why) {
-  const bool stranger = c.state == Conn::State::kHello;
-  STRATA_LOG_WARN("store {}: {} {}: {}", name_,
-                  stranger ? "refused connection from" : "dropped rank " + std::to_string(c.rank) + " at",
-                  c.peer, why);
-  // Closing it as the server's own decision: no "departed" for this rank.
-  c.said_bye = true;
-  c.waiting = false;
-  c.state = Conn::State::kClosing;
-  c.close_by = deadline_after(kCloseTimeout);
-  reply(c, encode_error(code, "store " + name_ + " refused the connection: " + why));
-}
-
 void ServerLoop::close(Conn& c) {
   if (c.dead) return;
   c.dead = true;
   c.waiting = false;
+  quota_.release(std::exchange(c.reserved, {}));
+  c.admitted = 0;
+  c.in = std::string();
+  c.out.clear();  // lets go of the values its replies shared
+  c.out_bytes = 0;
   if (c.rank >= 0) {
     --live_[static_cast<size_t>(c.rank)];
-    if (!c.said_bye) {
-      bool first = false;
-      {
-        std::lock_guard lock(mu_);
-        first = departed_.insert(c.rank).second;
-      }
-      if (first) {
-        STRATA_LOG_WARN("store {}: rank {} departed: its connection from {} closed without a "
-                        "goodbye", name_, c.rank, c.peer);
-        const std::string key = health::key(c.rank);
-        if (!add(key, health::kDeparted).ok()) values_[key] = std::to_string(health::kDeparted);
-        wake(key);
-      }
-    }
+    if (!c.said_bye) mark_departed(c);
   }
   drain(c.sock);
   c.sock.reset();
+}
+
+void ServerLoop::mark_departed(const Conn& c) {
+  // One dropped connection is not a dead rank: a process dies with all its
+  // connections, while a healthy one may lose a single one (a client that
+  // gave up half-way through a frame, or anyone holding the job's token
+  // who connects in its name and drops). Only the last one counts.
+  const int others = live_[static_cast<size_t>(c.rank)];
+  if (others > 0) {
+    STRATA_LOG_INFO("store {}: a connection of rank {} from {} closed without a goodbye; "
+                    "the rank still has {} open, so it is not departed", name_, c.rank, c.peer,
+                    others);
+    return;
+  }
+  bool first = false;
+  {
+    std::lock_guard lock(mu_);
+    first = departed_.insert(c.rank).second;
+  }
+  if (!first) return;
+  STRATA_LOG_WARN("store {}: rank {} departed: its connection from {} closed without a "
+                  "goodbye", name_, c.rank, c.peer);
+  const std::string key = health::key(c.rank);
+  if (!add(key, health::kDeparted, -1).ok()) {
+    if (values_.find(key) == values_.end()) quota_.add_key(key);
+    values_[key] = quota_.make_value(std::to_string(health::kDeparted));
+  }
+  wake(key);
 }
 
 void ServerLoop::expire() {

@@ -3,6 +3,7 @@
 // tcp_store_server_loop.cc.
 #include <algorithm>
 
+#include "core/cluster/health_keys.h"
 #include "core/cluster/store_counter.h"
 #include "core/cluster/tcp_store_server_loop.h"
 #include "core/common/logging.h"
@@ -46,20 +47,43 @@ bool ServerLoop::handle_hello(Conn& c) {
   c.state = Conn::State::kReady;
   ++live_[static_cast<size_t>(c.rank)];
   STRATA_LOG_DEBUG("store {}: rank {} connected from {}", name_, c.rank, c.peer);
+  clear_departure(c.rank);
   reply(c, encode_ok({}));
   return true;
 }
 
+// A rank that connects again was not dead after all (its last connection
+// dropped while it lived): peers must stop reporting it.
+void ServerLoop::clear_departure(int rank) {
+  {
+    std::lock_guard lock(mu_);
+    if (departed_.erase(rank) == 0) return;
+  }
+  const std::string key = health::key(rank);
+  auto it = values_.find(key);
+  if (it == values_.end()) return;
+  auto current = add_to_counter(key, *it->second, 0);
+  if (!current.ok() || !health::decode(*current).departed) return;
+  STRATA_LOG_WARN("store {}: rank {} connected again, so it is no longer counted as departed",
+                  name_, rank);
+  it->second = quota_.make_value(std::to_string(*current - health::kDeparted));
+  wake(key);
+}
+
 void ServerLoop::handle(Conn& c, Request& r) {
   switch (r.op) {
-    case Op::kSet:
-      values_[r.key] = std::move(r.value);
+    case Op::kSet: {
+      // Admitted from its head (admit()), so it fits the quota.
+      auto [it, inserted] = values_.try_emplace(r.key);
+      if (inserted) quota_.add_key(r.key);
+      it->second = quota_.make_value(std::move(r.value));
       reply(c, encode_ok({}));
       wake(r.key);
       return;
+    }
     case Op::kGet:
       if (auto it = values_.find(r.key); it != values_.end()) {
-        reply(c, encode_ok(it->second));
+        reply_value(c, it->second);
       } else if (r.number <= 0) {
         reply(c, encode_error(Code::kTimedOut,
                               "key '" + r.key + "' was not set before the deadline"));
@@ -71,8 +95,13 @@ void ServerLoop::handle(Conn& c, Request& r) {
       }
       return;
     case Op::kAdd: {
-      auto v = add(r.key, r.number);
-      reply(c, v.ok() ? encode_ok_number(*v) : encode_error(v.status().code(), v.status().message()));
+      auto v = add(r.key, r.number, c.rank);
+      if (!v.ok() && v.status().code() == Code::kOutOfMemory) {
+        STRATA_LOG_WARN("store {}: {}", name_, v.status().message());
+        v = Status(v.status().code(), "store " + name_ + ": " + v.status().message());
+      }
+      reply(c, v.ok() ? encode_ok_number(*v)
+                      : encode_error(v.status().code(), v.status().message()));
       if (v.ok()) wake(r.key);
       return;
     }
@@ -83,19 +112,27 @@ void ServerLoop::handle(Conn& c, Request& r) {
   }
 }
 
-StatusOr<int64_t> ServerLoop::add(const std::string& key, int64_t delta) {
-  std::string& slot = values_[key];
-  STRATA_ASSIGN_OR_RETURN(const int64_t value, add_to_counter(key, slot, delta));
-  slot = std::to_string(value);
+// `rank` < 0: the server's own bookkeeping, which the quota does not refuse.
+StatusOr<int64_t> ServerLoop::add(const std::string& key, int64_t delta, int rank) {
+  auto it = values_.find(key);
+  const std::string_view current = it == values_.end() ? std::string_view() : *it->second;
+  STRATA_ASSIGN_OR_RETURN(const int64_t value, add_to_counter(key, current, delta));
+  if (it == values_.end()) {
+    if (rank >= 0) STRATA_RETURN_IF_ERROR(quota_.admit_new_key(key, rank));
+    it = values_.try_emplace(key).first;
+    quota_.add_key(key);
+  }
+  it->second = quota_.make_value(std::to_string(value));
   return value;
 }
 
 void ServerLoop::wake(const std::string& key) {
-  const std::string& value = values_[key];
+  const auto it = values_.find(key);
+  if (it == values_.end()) return;
   for (auto& c : conns_) {
     if (c->waiting && !c->dead && c->wait_key == key) {
       c->waiting = false;
-      reply(*c, encode_ok(value));
+      reply_value(*c, it->second);
     }
   }
 }

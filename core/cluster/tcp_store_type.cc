@@ -11,15 +11,20 @@ namespace {
 
 class TcpStoreType final : public sdk::StoreType {
  public:
-  TcpStoreType()
-      : StoreType("tcp", "key/value server hosted by rank 0; address is host:port") {}
+  explicit TcpStoreType(StoreLimits limits)
+      : StoreType("tcp", "key/value server hosted by rank 0; address is host:port"),
+        limits_(limits) {}
 
   std::unique_ptr<sdk::Store> open(std::string_view address, int rank, int world,
                                    int64_t deadline_ns) override {
     auto options = TcpStoreOptions::from_environment();
     if (!options.ok()) throw_status(options.status());
+    options->limits = limits_;
     return TcpStore::open(address, rank, world, from_ns(deadline_ns), *options);
   }
+
+ private:
+  const StoreLimits limits_;
 };
 
 }  // namespace
@@ -35,7 +40,7 @@ std::unique_ptr<TcpStore> TcpStore::open(std::string_view address, int rank, int
   std::unique_ptr<TcpStore> store(new TcpStore());
   store->linger_ = options.linger;
   if (rank == 0) {
-    auto server = tcp_store::TcpStoreServer::start(*where, world, options.token);
+    auto server = tcp_store::TcpStoreServer::start(*where, world, options.token, options.limits);
     if (!server.ok()) throw_status(server.status());
     store->server_ = std::move(*server);
     where->port = store->server_->port();
@@ -61,8 +66,8 @@ std::string TcpStore::get(std::string_view key, int64_t deadline_ns) {
 
 int64_t TcpStore::add(std::string_view key, int64_t delta) { return client_->add(key, delta); }
 
-std::unique_ptr<sdk::StoreType> make_tcp_store_type() {
-  return std::make_unique<TcpStoreType>();
+std::unique_ptr<sdk::StoreType> make_tcp_store_type(StoreLimits limits) {
+  return std::make_unique<TcpStoreType>(limits);
 }
 
 }  // namespace strata

@@ -44,8 +44,10 @@ class TcpStore final : public sdk::Store {
   std::chrono::nanoseconds linger_{};
 };
 
-// Reads the job token (STRATA_JOB_TOKEN_FILE or STRATA_JOB_TOKEN) at every open.
-std::unique_ptr<sdk::StoreType> make_tcp_store_type();
+// Reads the job token (STRATA_JOB_TOKEN_FILE or STRATA_JOB_TOKEN) at every
+// open; a store hosted from it holds at most what `limits` allow (the
+// config's cluster.store_max_*).
+std::unique_ptr<sdk::StoreType> make_tcp_store_type(StoreLimits limits = {});
 
 }  // namespace strata
 

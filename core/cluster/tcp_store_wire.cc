@@ -130,6 +130,57 @@ FrameParse parse_frame(std::string_view bytes) {
   return p;
 }
 
+RequestHead parse_request_head(std::string_view bytes) {
+  RequestHead h;
+  auto bad = [&h](std::string why) {
+    h.state = Parse::kBad;
+    h.error = std::move(why);
+    return h;
+  };
+  if (bytes.size() < 5) return h;
+  const uint64_t length = get_le(bytes, 0, 4);
+  if (length == 0 || length > kMaxFrameBytes) {
+    return bad("frame of " + std::to_string(length) + " bytes (limit " +
+               std::to_string(kMaxFrameBytes) + ")");
+  }
+  h.op = static_cast<Op>(static_cast<unsigned char>(bytes[4]));
+  h.frame_bytes = 4 + length;
+  // op byte, key length, key, then an i64 (get, add) or a value (set).
+  constexpr size_t kNumberRequestMax = 1 + 4 + kMaxKeyBytes + 8;
+  switch (h.op) {
+    case Op::kBye:
+      if (length != 1) return bad("goodbye frame of " + std::to_string(length) + " bytes");
+      h.state = Parse::kDone;
+      return h;
+    case Op::kGet:
+    case Op::kAdd:
+      if (length > kNumberRequestMax) {
+        return bad("request type " + std::to_string(static_cast<int>(h.op)) + " of " +
+                   std::to_string(length) + " bytes (limit " +
+                   std::to_string(kNumberRequestMax) + ")");
+      }
+      break;
+    case Op::kSet:
+      break;
+    default:
+      return bad("unknown request type " + std::to_string(static_cast<int>(h.op)));
+  }
+  if (bytes.size() < 9) return h;
+  const uint64_t key_bytes = get_le(bytes, 5, 4);
+  const uint64_t fixed = 1 + 4 + key_bytes + (h.op == Op::kSet ? 4 : 8);
+  if (key_bytes > kMaxKeyBytes || fixed > length ||
+      (h.op != Op::kSet && fixed != length)) {
+    return bad("malformed request (type " + std::to_string(static_cast<int>(h.op)) +
+               ", key of " + std::to_string(key_bytes) + " bytes in a frame of " +
+               std::to_string(length) + ")");
+  }
+  if (bytes.size() < 9 + key_bytes) return h;
+  h.key = bytes.substr(9, key_bytes);
+  h.value_bytes = h.op == Op::kSet ? length - fixed : 0;
+  h.state = Parse::kDone;
+  return h;
+}
+
 StatusOr<Request> decode_request(Op op, std::string_view payload) {
   Request r;
   r.op = op;
@@ -179,6 +230,13 @@ std::string encode_add(std::string_view key, int64_t delta) {
 
 std::string encode_bye() { return frame(Op::kBye, {}); }
 std::string encode_ok(std::string_view payload) { return frame(Op::kOk, payload); }
+
+std::string encode_ok_header(size_t payload_bytes) {
+  std::string out;
+  put_u32(out, static_cast<uint32_t>(payload_bytes + 1));
+  out += static_cast<char>(Op::kOk);
+  return out;
+}
 
 std::string encode_ok_number(int64_t value) {
   std::string body;

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/cluster/store_limits.h"
 #include "core/common/status.h"
 
 namespace strata::tcp_store {
@@ -25,8 +26,10 @@ inline constexpr uint16_t kProtocolVersion = 1;
 inline constexpr size_t kHelloFixedBytes = 16;
 inline constexpr size_t kMaxTokenBytes = 256;
 inline constexpr size_t kMaxKeyBytes = 4096;
-inline constexpr size_t kMaxValueBytes = size_t{16} << 20;
+inline constexpr size_t kMaxValueBytes = StoreLimits::kProtocolMaxValueBytes;
 inline constexpr size_t kMaxFrameBytes = kMaxValueBytes + kMaxKeyBytes + 64;
+// The longest prefix of a request frame parse_request_head needs.
+inline constexpr size_t kMaxRequestHeadBytes = 9 + kMaxKeyBytes;
 
 enum class Op : uint8_t {
   kSet = 1,    // key, value                  -> OK
@@ -66,6 +69,20 @@ struct FrameParse {
 };
 FrameParse parse_frame(std::string_view bytes);
 
+// The start of a request frame: enough (at most kMaxRequestHeadBytes) to
+// decide whether to take the rest before any of it is buffered. kBad when
+// the bytes cannot start a request (a length over the limit or not the
+// request type's, an unknown type, a key over kMaxKeyBytes).
+struct RequestHead {
+  Parse state = Parse::kNeedMore;
+  Op op = Op::kBye;
+  size_t frame_bytes = 0;     // the whole frame, its length prefix included
+  std::string_view key;       // views `bytes`; empty for kBye
+  size_t value_bytes = 0;     // kSet: the value's length, as the frame implies
+  std::string error;
+};
+RequestHead parse_request_head(std::string_view bytes);
+
 // A decoded request (server side).
 struct Request {
   Op op = Op::kBye;
@@ -80,6 +97,9 @@ std::string encode_get(std::string_view key, int64_t timeout_ms);
 std::string encode_add(std::string_view key, int64_t delta);
 std::string encode_bye();
 std::string encode_ok(std::string_view payload);
+// The first bytes of encode_ok(payload) for a payload of `payload_bytes`,
+// so a stored value can follow without being copied into the frame.
+std::string encode_ok_header(size_t payload_bytes);
 std::string encode_ok_number(int64_t value);
 std::string encode_error(Code code, std::string_view message);
 

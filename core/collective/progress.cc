@@ -22,13 +22,21 @@ constexpr std::chrono::seconds kVerdictGrace{3};
 // ended, and that neighbour may merely have given up first because another
 // worker died. The health check knows who went silent: give it a few
 // heartbeats to say so, so the error names the dead worker, not the messenger.
+// UNAVAILABLE too: an algorithm that moves data through the job store sees
+// only "the server closed the connection" when the chief hosting it dies.
 Status with_health_verdict(Status failure, Deadline deadline,
                            const std::function<Status()>& health) {
-  if (!health || failure.code() != Code::kPeerFailed) return failure;
+  if (!health) return failure;
+  if (failure.code() != Code::kPeerFailed && failure.code() != Code::kUnavailable) return failure;
   const Deadline until = std::min(deadline, Clock::now() + kVerdictGrace);
   for (;;) {
     Status h = health();
-    if (!h.ok()) return failure.prefixed("health check: " + h.message() + "; the call");
+    if (!h.ok()) {
+      // The verdict's code leads too: PEER_FAILED naming the dead worker,
+      // whatever the messenger's own failure was.
+      Status named(h.code(), "health check: " + h.message() + "; the call: " + failure.message());
+      return failure.context().empty() ? named : named.with_context(failure.context());
+    }
     if (Clock::now() >= until) return failure;
     std::this_thread::sleep_for(kHealthInterval / 2);
   }

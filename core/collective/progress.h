@@ -24,10 +24,10 @@ std::chrono::nanoseconds first_slice(std::chrono::nanoseconds timeout);
 // every kHealthInterval while the call runs and once more at the deadline.
 // An error from it (PEER_FAILED naming the dead ranks) aborts the call at
 // once instead of waiting out the deadline: a dead peer is reported by rank.
-// When the operation itself fails with PEER_FAILED, the health check gets a
-// few seconds (within the deadline) to name the worker that went silent,
-// and its verdict leads the error: the peer an algorithm lost may only be a
-// survivor that gave up first.
+// When the operation itself fails with PEER_FAILED or UNAVAILABLE, the
+// health check gets a few seconds (within the deadline) to name the worker
+// that went silent, and its verdict (code and message) leads the error:
+// the peer an algorithm lost may only be a survivor that gave up first.
 Status finish_call(StartedCall& started, Deadline deadline, std::chrono::nanoseconds timeout,
                    const std::function<Status()>& health = {});
 

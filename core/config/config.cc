@@ -5,9 +5,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "core/collective/tuning_table.h"
+#include "core/common/units.h"
 #include "core/config/parameter_server_config.h"
 #include "core/config/yaml_reader.h"
 #include "core/plugin/registry.h"  // is_valid_name
@@ -91,8 +93,29 @@ Status parse_plugins(const YamlReader& r, const fs::path& base_dir, PluginsConfi
   return Status::Ok();
 }
 
+Status parse_store_limits(const YamlReader& r, StoreLimits* out) {
+  STRATA_RETURN_IF_ERROR(r.get_size("store_max_bytes", &out->max_bytes));
+  if (auto keys = r.find("store_max_keys")) {
+    STRATA_ASSIGN_OR_RETURN(const int64_t n,
+                            keys->as_int(1, std::numeric_limits<int64_t>::max()));
+    out->max_keys = static_cast<uint64_t>(n);
+  }
+  STRATA_RETURN_IF_ERROR(r.get_size("store_max_value", &out->max_value_bytes));
+  if (out->max_bytes == 0 || out->max_value_bytes == 0) {
+    return r.error("cluster.store_max_bytes and cluster.store_max_value must be positive");
+  }
+  if (out->max_value_bytes > StoreLimits::kProtocolMaxValueBytes) {
+    return r.find("store_max_value")->error(
+        "at most 16 MiB, the TCP store protocol's limit for one value, got " +
+        format_size(out->max_value_bytes));
+  }
+  return Status::Ok();
+}
+
 Status parse_cluster(const YamlReader& r, ClusterConfig* out) {
-  STRATA_RETURN_IF_ERROR(r.require_map({"resolver", "store", "rendezvous_timeout", "heartbeat"}));
+  STRATA_RETURN_IF_ERROR(r.require_map({"resolver", "store", "rendezvous_timeout", "heartbeat",
+                                        "store_max_bytes", "store_max_keys",
+                                        "store_max_value"}));
   // Plugins may register resolvers, so only the spelling is checked here.
   if (auto resolver = r.find("resolver")) {
     STRATA_ASSIGN_OR_RETURN(out->resolver,
@@ -117,7 +140,7 @@ Status parse_cluster(const YamlReader& r, ClusterConfig* out) {
       out->heartbeat <= std::chrono::nanoseconds::zero()) {
     return r.error("cluster.rendezvous_timeout and cluster.heartbeat must be positive");
   }
-  return Status::Ok();
+  return parse_store_limits(r, &out->store_limits);
 }
 
 bool is_device_name(std::string_view text) {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/cluster/store_limits.h"
 #include "core/common/dtype.h"
 #include "core/common/status.h"
 
@@ -79,6 +80,9 @@ struct ClusterConfig {
   // How often each process proves it is alive through the store; a peer
   // silent for several intervals is reported dead by the health check.
   std::chrono::nanoseconds heartbeat = std::chrono::seconds(1);
+  // cluster.store_max_bytes / store_max_keys / store_max_value: what the
+  // job may make its TCP store hold (read where the store is hosted).
+  StoreLimits store_limits;
   SourceMark store_mark;
 };
 

@@ -31,7 +31,7 @@ void register_core(sdk::Registrar& r, const Config& config) {
   add_builtin_resolvers(r);  // tf_config, slurm, simple (docs/CLUSTER.md)
   r.add_store_type(make_memory_store_type());
   r.add_store_type(make_file_store_type());
-  r.add_store_type(make_tcp_store_type());
+  r.add_store_type(make_tcp_store_type(config.cluster.store_limits));
 }
 
 }  // namespace

@@ -73,13 +73,14 @@ StatusOr<std::unique_ptr<MultiWorkerMirroredStrategy>> MultiWorkerMirroredStrate
   }
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
                           open_job_store(runtime->registry(), cluster, config));
+  StoreHost host = job_store_host(cluster, config);
   return create_in_job(std::move(runtime), std::move(cluster), std::move(store),
-                       std::move(devices), std::move(communication));
+                       std::move(devices), std::move(communication), std::move(host));
 }
 
 StatusOr<std::unique_ptr<MultiWorkerMirroredStrategy>> MultiWorkerMirroredStrategy::create_in_job(
     std::shared_ptr<Runtime> runtime, ClusterSpec cluster, std::unique_ptr<Store> store,
-    std::vector<std::string> devices, CommunicationOptions communication) {
+    std::vector<std::string> devices, CommunicationOptions communication, StoreHost store_host) {
   const ClusterConfig& config = runtime->config().cluster;
   const std::optional<int> rank = cluster.rank();
   if (!rank) {
@@ -96,7 +97,7 @@ StatusOr<std::unique_ptr<MultiWorkerMirroredStrategy>> MultiWorkerMirroredStrate
   job->store = std::move(store);
   auto describe = [cluster](int r) { return cluster.task_name_of_rank(r); };
   job->health = std::make_unique<HealthMonitor>(*job->store, *rank, world, config.heartbeat,
-                                                describe);
+                                                describe, std::move(store_host));
 
   TeamSpec spec;
   spec.local_devices = local;

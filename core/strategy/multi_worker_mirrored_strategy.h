@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "core/cluster/cluster_spec.h"
+#include "core/cluster/health_monitor.h"
 #include "core/collective/collective_ops.h"
 #include "core/runtime/runtime.h"
 #include "core/strategy/strategy.h"
@@ -33,10 +34,13 @@ class MultiWorkerMirroredStrategy final : public Strategy {
       CommunicationOptions communication = {});
   // The same, for a job already resolved and a store already open (tests
   // run workers as threads over a memory store; embedders with their own
-  // discovery). `store` is shared by this worker's collectives.
+  // discovery). `store` is shared by this worker's collectives;
+  // `store_host` names the rank whose process serves it, if any, so the
+  // health check can name that rank when the store stops answering.
   static StatusOr<std::unique_ptr<MultiWorkerMirroredStrategy>> create_in_job(
       std::shared_ptr<Runtime> runtime, ClusterSpec cluster, std::unique_ptr<Store> store,
-      std::vector<std::string> devices = {}, CommunicationOptions communication = {});
+      std::vector<std::string> devices = {}, CommunicationOptions communication = {},
+      StoreHost store_host = {});
   ~MultiWorkerMirroredStrategy() override;
 
   std::string_view kind() const override { return "multi_worker_mirrored"; }

@@ -50,7 +50,8 @@ StatusOr<std::unique_ptr<ProcessWorld>> ProcessWorld::join(std::shared_ptr<Runti
   w->runtime_ = std::move(runtime);
   auto describe = [spec = w->spec_](int r) { return spec.task_name_of_rank(r); };
   w->health_ = std::make_unique<HealthMonitor>(*w->store_, w->rank_, w->world_,
-                                               std::chrono::seconds(1), describe);
+                                               std::chrono::seconds(1), describe,
+                                               job_store_host(w->spec_, config));
   return w;
 }
 

@@ -446,6 +446,30 @@ TEST(ParseErrors, ClusterStoreAndTimes) {
   EXPECT_EQ(config->cluster.heartbeat, std::chrono::milliseconds(250));
 }
 
+TEST(ParseErrors, StoreLimitsTakeUnitsAndAreChecked) {
+  StatusOr<Config> defaults = parse("strata: 1\n");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->cluster.store_limits.max_bytes, uint64_t{256} << 20);
+  EXPECT_EQ(defaults->cluster.store_limits.max_keys, 1000000u);
+  EXPECT_EQ(defaults->cluster.store_limits.max_value_bytes, uint64_t{16} << 20);
+  StatusOr<Config> config = parse(
+      "strata: 1\ncluster: {store_max_bytes: 1GiB, store_max_keys: 5000, "
+      "store_max_value: 64KiB}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->cluster.store_limits.max_bytes, uint64_t{1} << 30);
+  EXPECT_EQ(config->cluster.store_limits.max_keys, 5000u);
+  EXPECT_EQ(config->cluster.store_limits.max_value_bytes, uint64_t{64} << 10);
+  const std::string too_big = error_of("strata: 1\ncluster: {store_max_value: 32MiB}\n");
+  EXPECT_EQ(too_big.rfind("test.yaml:2:28: ", 0), 0u) << too_big;
+  EXPECT_NE(too_big.find("at most 16 MiB"), std::string::npos) << too_big;
+  EXPECT_NE(error_of("strata: 1\ncluster: {store_max_bytes: 0}\n").find("must be positive"),
+            std::string::npos);
+  EXPECT_NE(error_of("strata: 1\ncluster: {store_max_keys: 0}\n").find("store_max_keys"),
+            std::string::npos);
+  EXPECT_NE(error_of("strata: 1\ncluster: {store_max_bytes: lots}\n").find("store_max_bytes"),
+            std::string::npos);
+}
+
 TEST(ParseErrors, Devices) {
   EXPECT_EQ(error_of("strata: 1\ndevices: {cpu: {count: 0}}\n"),
             "test.yaml:2:24: devices.cpu.count: expected a whole number from 1 to 1024, "
@@ -596,6 +620,10 @@ TEST(ShippedConfigs, DefaultYamlSaysWhatTheDefaultsAre) {
   EXPECT_EQ(written->cluster.store, implied->cluster.store);
   EXPECT_EQ(written->cluster.rendezvous_timeout, implied->cluster.rendezvous_timeout);
   EXPECT_EQ(written->cluster.heartbeat, implied->cluster.heartbeat);
+  EXPECT_EQ(written->cluster.store_limits.max_bytes, implied->cluster.store_limits.max_bytes);
+  EXPECT_EQ(written->cluster.store_limits.max_keys, implied->cluster.store_limits.max_keys);
+  EXPECT_EQ(written->cluster.store_limits.max_value_bytes,
+            implied->cluster.store_limits.max_value_bytes);
   EXPECT_EQ(written->strategy.kind, implied->strategy.kind);
   EXPECT_EQ(written->collectives.implementation, implied->collectives.implementation);
   EXPECT_EQ(written->collectives.timeout, implied->collectives.timeout);

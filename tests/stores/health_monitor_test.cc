@@ -1,11 +1,15 @@
 // HealthMonitor: silent peers are named after kMissedBeats intervals, live
-// and cleanly finished ones never are, and a peer process killed with
-// SIGKILL is named as departed as soon as the TCP store sees its connection
-// drop.
+// and cleanly finished ones never are, a peer process killed with SIGKILL
+// is named as departed as soon as the TCP store sees its connection drop,
+// and the process hosting the TCP store (the chief), stopped or killed, is
+// named within the silence limit rather than after the store's own 10 s
+// request timeout.
 #include "core/cluster/health_monitor.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <signal.h>
 
 #include <atomic>
 #include <memory>
@@ -128,6 +132,58 @@ TEST(HealthMonitorTcpTest, APeerThatLeftAndExitedIsNotReported) {
   EXPECT_EQ(peer.wait(), 0) << peer.output();
   const auto failure = first_failure(monitor, 1000ms);
   EXPECT_FALSE(failure.has_value()) << failure->to_string();
+}
+
+// The address `strata_store_peer host` printed, once it has.
+std::string hosted_address(const Peer& host) {
+  const Deadline until = deadline_after(20s);
+  while (Clock::now() < until) {
+    const std::string out = host.output();
+    const size_t at = out.find("address=");
+    const size_t end = at == std::string::npos ? at : out.find('\n', at);
+    if (end != std::string::npos) return out.substr(at + 8, end - at - 8);
+    std::this_thread::sleep_for(10ms);
+  }
+  ADD_FAILURE() << "the host never printed its address:\n" << host.output();
+  return "";
+}
+
+// Rank 1 of a job whose store is hosted by another process (rank 0, the
+// chief), with that process stopped or killed by `signal`.
+void expect_store_host_named(int signal, const std::string& what) {
+  TempDir dir;
+  Peer host({"host", "tcp", "127.0.0.1:0", "0", "2", "100"}, dir.path() / "host.log");
+  const std::string address = hosted_address(host);
+  ASSERT_FALSE(address.empty());
+  auto rank1 = TcpStore::open(address, 1, 2, deadline_after(10s), TcpStoreOptions{});
+  testing::SdkStoreAdapter store(std::move(rank1));
+  ASSERT_TRUE(store.get("ready/0", deadline_after(20s)).ok()) << host.output();
+  HealthMonitor monitor(store, 1, 2, 100ms, worker_name, StoreHost{0, address});
+  const auto healthy = first_failure(monitor, 500ms);
+  ASSERT_FALSE(healthy.has_value()) << healthy->to_string();
+
+  ::kill(host.pid(), signal);
+  const auto hit = Clock::now();
+  const auto failure = first_failure(monitor, 15000ms);
+  const auto took = Clock::now() - hit;
+  ::kill(host.pid(), SIGKILL);  // a stopped host too, so the monitor's request ends
+  ASSERT_TRUE(failure.has_value()) << "the store's host was never reported";
+  EXPECT_EQ(failure->code(), Code::kPeerFailed) << failure->to_string();
+  EXPECT_THAT(failure->message(),
+              HasSubstr("worker 0 (rank 0 of 2), the chief, which hosts the job store at " +
+                        address + ", " + what))
+      << failure->to_string();
+  // Within the silence limit (0.3 s) and a margin for a loaded machine;
+  // the store's own request timeout (10 s) must play no part.
+  EXPECT_LT(took, monitor.silence_limit() + 4s) << failure->to_string();
+}
+
+TEST(HealthMonitorTcpTest, AStoppedStoreHostIsNamedWithinTheSilenceLimit) {
+  expect_store_host_named(SIGSTOP, "stopped answering: no reply for");
+}
+
+TEST(HealthMonitorTcpTest, AKilledStoreHostIsNamed) {
+  expect_store_host_named(SIGKILL, "is gone: ");
 }
 
 }  // namespace

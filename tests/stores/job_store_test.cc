@@ -121,5 +121,32 @@ TEST_F(JobStoreTest, AnUnreachableStoreNamesItsAddressAfterTheTimeout) {
   EXPECT_THAT(s.status().message(), HasSubstr("could not reach the TCP store at " + address));
 }
 
+TEST_F(JobStoreTest, TheTcpStoreIsHostedByRankZeroAndTheOthersByNoRank) {
+  const StoreHost chief = job_store_host(two_tasks("127.0.0.1:2", 1), with_store("auto"));
+  EXPECT_EQ(chief.rank, 0);
+  EXPECT_EQ(chief.address, "127.0.0.1:2");
+  const StoreHost tcp = job_store_host(two_tasks("127.0.0.1:2", 1), with_store("tcp:10.0.0.9:5"));
+  EXPECT_EQ(tcp.rank, 0);
+  EXPECT_EQ(tcp.address, "10.0.0.9:5");
+  EXPECT_EQ(job_store_host(two_tasks("127.0.0.1:2", 1), with_store("file:/x")).rank, -1);
+  EXPECT_EQ(job_store_host(single_process_cluster(), with_store("auto")).rank, -1);
+}
+
+TEST_F(JobStoreTest, TheConfiguredQuotaReachesTheChiefsStore) {
+  Config config;
+  config.cluster.store_limits.max_keys = 3;
+  auto rt = Runtime::create(config, RuntimeOptions{.discover_plugins = false,
+                                                   .use_environment = false,
+                                                   .plugin_files = {}});
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  ClusterConfig c = with_store("tcp:127.0.0.1:0");
+  auto store = open_job_store((*rt)->registry(), two_tasks("127.0.0.1:2", 0), c);
+  ASSERT_TRUE(store.ok()) << store.status();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*store)->set("k" + std::to_string(i), "v").ok());
+  Status refused = (*store)->set("k3", "v");
+  EXPECT_EQ(refused.code(), Code::kOutOfMemory) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("cluster.store_max_keys is 3"));
+}
+
 }  // namespace
 }  // namespace strata

@@ -10,6 +10,9 @@
 //       "release", then leave
 //   strata_store_peer connect    TYPE ADDRESS RANK WORLD TIMEOUT_MS
 //       open only; exit 0, or 3 with the error
+//   strata_store_peer host       tcp  HOST:0  0    WORLD INTERVAL_MS
+//       host the TCP store on a free port, print "address=HOST:PORT", then
+//       as heartbeat (for tests that stop or kill the store's host)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +21,9 @@
 #include "core/cluster/health_monitor.h"
 #include "core/cluster/rendezvous.h"
 #include "core/cluster/store.h"
+#include "core/cluster/tcp_store_type.h"
 #include "core/runtime/runtime.h"
+#include "strata/sdk/error.h"
 
 namespace strata {
 namespace {
@@ -29,6 +34,54 @@ int fail(const Status& s) {
   std::printf("%s\n", s.to_string().c_str());
   std::fflush(stdout);
   return 3;
+}
+
+// A core Store over the TcpStore this process hosts.
+class HostedStore final : public Store {
+ public:
+  explicit HostedStore(std::unique_ptr<TcpStore> s) : s_(std::move(s)) {}
+  Status set(std::string_view key, std::string_view value) override {
+    return run([&] { s_->set(key, value); return 0; }).status();
+  }
+  StatusOr<std::string> get(std::string_view key, Deadline deadline) override {
+    return run([&] { return s_->get(key, to_ns(deadline)); });
+  }
+  StatusOr<int64_t> add(std::string_view key, int64_t delta) override {
+    return run([&] { return s_->add(key, delta); });
+  }
+
+ private:
+  template <class F>
+  static auto run(F&& f) -> StatusOr<decltype(f())> {
+    try {
+      return f();
+    } catch (const sdk::Error& e) {
+      return Status(static_cast<Code>(e.code()), e.what());
+    }
+  }
+  std::unique_ptr<TcpStore> s_;
+};
+
+int heartbeat(Store& s, int rank, int world, const std::string& interval_ms) {
+  HealthMonitor monitor(s, rank, world, std::chrono::milliseconds(std::atoi(interval_ms.c_str())));
+  if (Status st = s.set("ready/" + std::to_string(rank), "1"); !st.ok()) return fail(st);
+  auto released = s.get("release", deadline_after(60s));
+  if (!released.ok()) return fail(released.status());
+  Status left = monitor.leave();
+  return left.ok() ? 0 : fail(left);
+}
+
+int host(const std::string& address, int world, const std::string& interval_ms) {
+  std::unique_ptr<TcpStore> tcp;
+  try {
+    tcp = TcpStore::open(address, 0, world, deadline_after(20s), TcpStoreOptions{});
+  } catch (const sdk::Error& e) {
+    return fail(Status(static_cast<Code>(e.code()), e.what()));
+  }
+  std::printf("address=%s\n", tcp->address().c_str());
+  std::fflush(stdout);
+  HostedStore s(std::move(tcp));
+  return heartbeat(s, 0, world, interval_ms);
 }
 
 int run(int argc, char** argv) {
@@ -42,6 +95,7 @@ int run(int argc, char** argv) {
   const int rank = std::atoi(argv[4]);
   const int world = std::atoi(argv[5]);
   const std::string arg = argv[6];
+  if (action == "host") return host(address, world, arg);
 
   auto rt = Runtime::create({}, RuntimeOptions{.discover_plugins = false,
                                                .use_environment = false,
@@ -70,14 +124,7 @@ int run(int argc, char** argv) {
                            [](int r) { return "worker " + std::to_string(r); });
     return st.ok() ? 0 : fail(st);
   }
-  if (action == "heartbeat") {
-    HealthMonitor monitor(s, rank, world, std::chrono::milliseconds(std::atoi(arg.c_str())));
-    if (Status st = s.set("ready/" + std::to_string(rank), "1"); !st.ok()) return fail(st);
-    auto released = s.get("release", deadline_after(60s));
-    if (!released.ok()) return fail(released.status());
-    Status left = monitor.leave();
-    return left.ok() ? 0 : fail(left);
-  }
+  if (action == "heartbeat") return heartbeat(s, rank, world, arg);
   std::fprintf(stderr, "unknown action %s\n", action.c_str());
   return 2;
 }

@@ -79,5 +79,44 @@ TEST(TcpStoreWire, MalformedFramesAreRefusedNotTrusted) {
   EXPECT_EQ(decode_request(Op::kError, "").status().code(), Code::kDataLoss);
 }
 
+TEST(TcpStoreWire, RequestHeadIsParsedIncrementallyUpToTheKey) {
+  const std::string set = encode_set("some/key", std::string(1000, 'v'));
+  for (size_t n = 0; n < 9 + 8; ++n) {
+    EXPECT_EQ(parse_request_head(set.substr(0, n)).state, Parse::kNeedMore) << n;
+  }
+  const std::string head = set.substr(0, 9 + 8);  // the head views it
+  const RequestHead h = parse_request_head(head);
+  ASSERT_EQ(h.state, Parse::kDone);
+  EXPECT_EQ(h.op, Op::kSet);
+  EXPECT_EQ(h.key, "some/key");
+  EXPECT_EQ(h.value_bytes, 1000u);
+  EXPECT_EQ(h.frame_bytes, set.size());
+  const std::string add_frame = encode_add("c", 5);
+  const RequestHead add = parse_request_head(add_frame);
+  ASSERT_EQ(add.state, Parse::kDone);
+  EXPECT_EQ(add.key, "c");
+  EXPECT_EQ(parse_request_head(encode_bye()).state, Parse::kDone);
+}
+
+TEST(TcpStoreWire, RequestHeadsClaimingMoreThanTheirFieldsAreBad) {
+  // A get whose length prefix claims 1 MiB: bad from its first five bytes,
+  // before anything of that size would be buffered.
+  std::string get = encode_get("k", 10);
+  get[0] = 0;
+  get[1] = 0;
+  get[2] = 0x10;
+  EXPECT_EQ(parse_request_head(get.substr(0, 5)).state, Parse::kBad);
+  EXPECT_THAT(parse_request_head(get.substr(0, 5)).error, HasSubstr("request type 2"));
+  std::string key = encode_set("k", "v");
+  key[5] = '\xff';  // key length far over kMaxKeyBytes
+  key[6] = '\xff';
+  EXPECT_THAT(parse_request_head(key).error, HasSubstr("malformed request"));
+  std::string reply = encode_ok("x");  // not a request type
+  EXPECT_THAT(parse_request_head(reply).error, HasSubstr("unknown request type"));
+  std::string bye = encode_bye() + "x";
+  bye[0] = 2;
+  EXPECT_THAT(parse_request_head(bye).error, HasSubstr("goodbye frame of 2 bytes"));
+}
+
 }  // namespace
 }  // namespace strata::tcp_store
