@@ -13,8 +13,7 @@ int report_error(std::string_view command, const Status& status) {
   return kExitFailure;
 }
 
-StatusOr<std::shared_ptr<Runtime>> open_runtime(const std::string& config_file,
-                                                int min_cpu_devices) {
+StatusOr<Config> load_cli_config(const std::string& config_file, int min_cpu_devices) {
   Config config;
   if (config_file.empty()) {
     config.source = "<defaults>";
@@ -22,7 +21,13 @@ StatusOr<std::shared_ptr<Runtime>> open_runtime(const std::string& config_file,
   } else {
     STRATA_ASSIGN_OR_RETURN(config, load_config_file(config_file));
   }
-  return Runtime::create(std::move(config));
+  return config;
+}
+
+StatusOr<std::shared_ptr<Runtime>> open_runtime(const std::string& config_file,
+                                                int min_cpu_devices, RuntimeOptions options) {
+  STRATA_ASSIGN_OR_RETURN(Config config, load_cli_config(config_file, min_cpu_devices));
+  return Runtime::create(std::move(config), std::move(options));
 }
 
 StatusOr<std::unique_ptr<CollectiveOps>> open_team(const std::shared_ptr<Runtime>& runtime,
