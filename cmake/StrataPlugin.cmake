@@ -2,9 +2,11 @@
 #                   [OUTPUT_DIRECTORY <dir>] [INSTALL_DESTINATION <dir>])
 #
 # Builds a Strata plugin: a MODULE library that links the SDK (never core),
-# hides every symbol except strata_plugin_entry, and is named
-# libstrata_<name>.so so the loader's discovery finds it. Works both inside the
-# Strata tree and from another project after find_package(Strata).
+# exports strata_plugin_entry and nothing else (sdk/README.md rule 1: hidden
+# visibility, and the version script StrataPluginExports.map next to this
+# file for what visibility cannot hide), and is named libstrata_<name>.so so
+# the loader's discovery finds it. Works both inside the Strata tree and from
+# another project after find_package(Strata).
 function(strata_add_plugin name)
   cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY;INSTALL_DESTINATION"
                         "SOURCES;LIBRARIES" ${ARGN})
@@ -22,6 +24,9 @@ function(strata_add_plugin name)
     VISIBILITY_INLINES_HIDDEN ON)
   # Undefined symbols are a load-time surprise for users; fail at link time.
   target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  set(exports "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/StrataPluginExports.map")
+  target_link_options(${target} PRIVATE "LINKER:--version-script=${exports}")
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${exports}")
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES
       LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIRECTORY}")

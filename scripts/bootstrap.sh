@@ -11,6 +11,7 @@ packages=(
   libcli11-dev                # command-line parsing
   nlohmann-json3-dev          # JSON output of benchmarks
   libgtest-dev libgmock-dev   # tests
+  libelf-dev                  # strata-conformance reads a plugin's exports (rule 1)
   libbenchmark-dev            # micro-benchmarks
   zlib1g-dev                  # reading the .csv.gz example data
   libopenmpi-dev openmpi-bin  # the mpi plugin, mpirun, ompi-server

@@ -1,5 +1,9 @@
 #include "core/collective/algorithm_call.h"
 
+#include <cmath>
+#include <exception>
+
+#include "core/common/clock.h"
 #include "core/common/logging.h"
 #include "core/plugin/abi_status.h"
 
@@ -7,6 +11,22 @@ namespace strata {
 namespace {
 
 const char* kThrew = " threw an exception across the C ABI (sdk/README.md rule 2)";
+
+// abort() has no deadline of its own (it runs when the call's has passed);
+// rule 7 says it returns promptly, so one second is generous.
+constexpr std::chrono::seconds kAbortAllowance{1};
+
+// Inside a catch handler: what the exception said, so the rule-2 report
+// keeps the plugin's own words (": licence server unreachable").
+std::string thrown_text() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return std::string(": ") + e.what();
+  } catch (...) {
+    return " (not a std::exception, so it carries no message)";
+  }
+}
 
 // Runs one table call; a thrown exception becomes INTERNAL.
 template <class Fn>
@@ -21,7 +41,7 @@ Status guarded(const AlgorithmEntry& algo, const char* fn, Fn&& call,
     }
     return from_abi(status, m, fn, allow_in_progress);
   } catch (...) {
-    return InternalError(algo.id + " " + fn + kThrew);
+    return InternalError(algo.id + " " + fn + kThrew + thrown_text());
   }
 }
 
@@ -34,7 +54,7 @@ Support call_supports(const AlgorithmEntry& algo, const strata_call_desc_t& call
   try {
     st = algo.table.supports(algo.table.user_data, &call, m.view());
   } catch (...) {
-    return {false, std::string("supports") + kThrew};
+    return {false, std::string("supports") + kThrew + thrown_text()};
   }
   if (st == STRATA_OK) return {true, ""};
   if (st == STRATA_NOT_SUPPORTED) {
@@ -46,19 +66,42 @@ Support call_supports(const AlgorithmEntry& algo, const strata_call_desc_t& call
   return {false, s.message()};
 }
 
+EstimateAnswer probe_estimate(const AlgorithmEntry& algo, const strata_call_desc_t& call) {
+  EstimateAnswer answer;
+  if (algo.table.estimate == nullptr) return answer;
+  strata_status_t st;
+  try {
+    st = algo.table.estimate(algo.table.user_data, &call, &answer.seconds);
+  } catch (...) {
+    answer.status = InternalError(algo.id + " estimate" + kThrew + thrown_text());
+    return answer;
+  }
+  if (st == STRATA_OK) {
+    answer.offered = true;
+  } else if (!is_known_status(st)) {
+    answer.status = from_abi(st, AbiMessage(), "estimate");  // "unknown status", rule 4
+  } else if (st != STRATA_NOT_SUPPORTED) {
+    answer.status = InternalError(
+        algo.id + " estimate returned " +
+        (st == STRATA_IN_PROGRESS ? "IN_PROGRESS" : code_name(static_cast<Code>(st))) +
+        "; only OK and NOT_SUPPORTED are allowed (plugin bug: see sdk/README.md rule 4)");
+  }
+  return answer;
+}
+
 std::optional<double> call_estimate(const AlgorithmEntry& algo,
                                     const strata_call_desc_t& call) {
   if (algo.table.estimate == nullptr) return std::nullopt;
-  double seconds = 0;
-  try {
-    if (algo.table.estimate(algo.table.user_data, &call, &seconds) != STRATA_OK) {
-      return std::nullopt;
-    }
-  } catch (...) {
-    return std::nullopt;
+  const EstimateAnswer answer = probe_estimate(algo, call);
+  if (!answer.offered) return std::nullopt;
+  if (std::isfinite(answer.seconds) && answer.seconds >= 0) return answer.seconds;
+  if (!algo.bad_estimate_reported.exchange(true, std::memory_order_relaxed)) {
+    STRATA_LOG_WARN("plugin {}: {} estimate() answered {} seconds, which is not a time; the "
+                    "selector ranks it after every algorithm with an estimate (sdk/README.md "
+                    "rule 5: a finite, non-negative number of seconds). Reported once.",
+                    algo.plugin, algo.id, answer.seconds);
   }
-  if (!(seconds >= 0)) return std::nullopt;  // NaN or negative: ignore it
-  return seconds;
+  return std::nullopt;
 }
 
 StatusOr<void*> call_team_create(const AlgorithmEntry& algo,
@@ -76,24 +119,26 @@ void call_team_destroy(const AlgorithmEntry& algo, void* team_state) {
   try {
     algo.table.team_destroy(algo.table.user_data, team_state);
   } catch (...) {
-    STRATA_LOG_ERROR("{} team_destroy{}", algo.id, kThrew);
+    STRATA_LOG_ERROR("{} team_destroy{}{}", algo.id, kThrew, thrown_text());
   }
 }
 
 StatusOr<Operation> Operation::create(const AlgorithmEntry& algo, void* team_state,
-                                      const strata_call_t& call) {
+                                      const strata_call_t& call, CallWatchdog::Slot* watch) {
   void* op = nullptr;
+  WatchedCall watched(watch, algo, "create", call.deadline_ns, call.sequence);
   STRATA_RETURN_IF_ERROR(guarded(algo, "create", [&](AbiMessage& m) {
     return algo.table.create(algo.table.user_data, team_state, &call, &op, m.view());
   }));
-  return Operation(algo, op);
+  return Operation(algo, op, call, watch);
 }
 
 StartedCall Operation::start(const AlgorithmEntry& algo, void* team_state,
-                             const strata_call_t& call, std::chrono::nanoseconds first_slice) {
+                             const strata_call_t& call, std::chrono::nanoseconds first_slice,
+                             CallWatchdog::Slot* watch) {
   StartedCall out;
   if (algo.table.run == nullptr) {
-    auto op = create(algo, team_state, call);
+    auto op = create(algo, team_state, call, watch);
     if (!op.ok()) {
       out.status = op.status();
       return out;
@@ -113,22 +158,23 @@ StartedCall Operation::start(const AlgorithmEntry& algo, void* team_state,
   void* op = nullptr;
   strata_status_t st;
   try {
+    WatchedCall watched(watch, algo, "run", call.deadline_ns, call.sequence);
     st = algo.table.run(algo.table.user_data, team_state, &call, first_slice.count(), &op,
                         m.view());
   } catch (...) {
-    out.status = InternalError(algo.id + " run" + kThrew);
+    out.status = InternalError(algo.id + " run" + kThrew + thrown_text());
     out.posted = true;  // how far it got is unknown
     // A handle written before the throw counts as handed back (algorithm.h):
     // the call may still be running, so abort() it before destroy().
     if (op != nullptr) {
-      Operation handed_back(algo, op);  // its destructor calls destroy()
+      Operation handed_back(algo, op, call, watch);  // its destructor calls destroy()
       handed_back.abort();
     }
     return out;
   }
   // Only now: a handle must be destroyed on every path from here on.
   std::optional<Operation> handed_back;
-  if (op != nullptr) handed_back.emplace(Operation(algo, op));
+  if (op != nullptr) handed_back.emplace(Operation(algo, op, call, watch));
   out.posted = op != nullptr || st == STRATA_OK;
   if (st == STRATA_OK) return out;
   if (st == STRATA_IN_PROGRESS) {
@@ -153,7 +199,12 @@ StartedCall Operation::start(const AlgorithmEntry& algo, void* team_state,
   return out;
 }
 
-Operation::Operation(Operation&& other) noexcept : algo_(other.algo_), op_(other.op_) {
+Operation::Operation(Operation&& other) noexcept
+    : algo_(other.algo_),
+      op_(other.op_),
+      watch_(other.watch_),
+      deadline_ns_(other.deadline_ns_),
+      sequence_(other.sequence_) {
   other.op_ = nullptr;
 }
 
@@ -162,15 +213,17 @@ Operation::~Operation() {
   try {
     algo_->table.destroy(op_);
   } catch (...) {
-    STRATA_LOG_ERROR("{} destroy{}", algo_->id, kThrew);
+    STRATA_LOG_ERROR("{} destroy{}{}", algo_->id, kThrew, thrown_text());
   }
 }
 
 Status Operation::post() {
+  WatchedCall watched(watch_, *algo_, "post", deadline_ns_, sequence_);
   return guarded(*algo_, "post", [&](AbiMessage& m) { return algo_->table.post(op_, m.view()); });
 }
 
 StatusOr<bool> Operation::test() {
+  WatchedCall watched(watch_, *algo_, "test", deadline_ns_, sequence_);
   strata_status_t last = STRATA_OK;
   Status s = guarded(
       *algo_, "test",
@@ -182,6 +235,7 @@ StatusOr<bool> Operation::test() {
 
 StatusOr<bool> Operation::wait(std::chrono::nanoseconds slice) {
   if (!can_wait()) return test();
+  WatchedCall watched(watch_, *algo_, "wait", deadline_ns_, sequence_);
   strata_status_t last = STRATA_OK;
   Status s = guarded(
       *algo_, "wait",
@@ -192,10 +246,13 @@ StatusOr<bool> Operation::wait(std::chrono::nanoseconds slice) {
 }
 
 void Operation::abort() {
+  const int64_t deadline =
+      watch_ == nullptr ? 0 : now_ns() + std::chrono::nanoseconds(kAbortAllowance).count();
+  WatchedCall watched(watch_, *algo_, "abort", deadline, sequence_);
   try {
     algo_->table.abort(op_);
   } catch (...) {
-    STRATA_LOG_ERROR("{} abort{}", algo_->id, kThrew);
+    STRATA_LOG_ERROR("{} abort{}{}", algo_->id, kThrew, thrown_text());
   }
 }
 

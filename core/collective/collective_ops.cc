@@ -198,7 +198,8 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
   call.sequence = sequence;
   call.deadline_ns = to_ns(deadline);
 
-  StartedCall started = Operation::start(algo, team_state, call, first_slice(timeout));
+  StartedCall started =
+      Operation::start(algo, team_state, call, first_slice(timeout), &watch_);
   // A failed create() started nothing: the team stays usable.
   if (!started.posted) return started.status.with_context(context());
   std::function<Status()> health;

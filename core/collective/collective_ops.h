@@ -25,6 +25,7 @@
 #include "core/collective/selector.h"
 #include "core/collective/team.h"
 #include "core/common/status.h"
+#include "core/plugin/call_watchdog.h"
 
 namespace strata {
 
@@ -117,6 +118,9 @@ class CollectiveOps {
     const AlgorithmEntry* algo = nullptr;  // nullptr: no call yet
     void* state = nullptr;
   } last_call_;
+  // The plugin call in flight, for the watchdog that reports one blocked
+  // past its deadline (calls on one CollectiveOps are serialised).
+  CallWatchdog::Slot watch_;
   friend class PackRunner;
 };
 

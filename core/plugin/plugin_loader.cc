@@ -5,11 +5,12 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <ios>
-#include <set>
-#include <sstream>
+#include <string_view>
 
 #include "core/common/logging.h"
 #include "core/plugin/abi_status.h"
@@ -34,61 +35,40 @@ namespace {
 void call_unload(const std::string& name, void (*unload)(const strata_registrar_t*),
                  const strata_registrar_t* registrar) noexcept {
   if (unload == nullptr) return;
+  STRATA_LOG_DEBUG("plugin {}: calling unload", name);
   try {
     unload(registrar);
+  } catch (const std::exception& e) {
+    STRATA_LOG_ERROR("plugin {}: unload threw an exception (sdk/README.md rule 2): {}", name,
+                     e.what());
   } catch (...) {
     STRATA_LOG_ERROR("plugin {}: unload threw an exception (sdk/README.md rule 2)", name);
   }
 }
 
-constexpr std::string_view kPrefix = "libstrata_";
-constexpr std::string_view kSuffix = ".so";
 // struct_size of strata_plugin_info_t in ABI 1.0; later minors only grow it.
 constexpr size_t kPluginInfoV1Size = offsetof(strata_plugin_info_t, unload) + sizeof(void*);
 
-std::vector<std::string> split(const char* text, char sep) {
-  std::vector<std::string> out;
-  if (text == nullptr) return out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, sep)) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
-bool contains(const std::vector<std::string>& list, const std::string& name) {
-  return std::find(list.begin(), list.end(), name) != list.end();
-}
-
-bool is_candidate(const fs::path& p) {
-  const std::string file = p.filename().string();
-  return file.size() > kPrefix.size() + kSuffix.size() && file.starts_with(kPrefix) &&
-         file.ends_with(kSuffix);
-}
-
-std::string name_from_file(const fs::path& p) {
-  std::string file = p.filename().string();
-  if (is_candidate(p)) {
-    return file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size());
-  }
-  return file;
-}
-
-// Why a plugin of this name should not be loaded, or "" to load it.
-std::string filtered_out(const std::string& name, const LoaderOptions& options) {
-  if (options.use_environment) {
-    const auto only = split(std::getenv("STRATA_PLUGINS"), ',');
-    if (!only.empty() && !contains(only, name)) return "not listed in STRATA_PLUGINS";
-    if (contains(split(std::getenv("STRATA_PLUGINS_DISABLE"), ','), name)) {
-      return "disabled by STRATA_PLUGINS_DISABLE";
-    }
-  }
-  if (!options.enable.empty() && !contains(options.enable, name)) {
-    return "not listed in plugins.enable of the config";
-  }
-  if (contains(options.disable, name)) return "disabled by plugins.disable in the config";
-  return "";
+// dlopen's "<file>: undefined symbol: <name>" as a sentence that names the
+// symbol (demangled when it is C++) and says what to do about it.
+std::string describe_load_failure(const std::string& what) {
+  static constexpr std::string_view kUndefined = "undefined symbol: ";
+  const auto at = what.find(kUndefined);
+  if (at == std::string::npos) return "cannot be loaded: " + what;
+  const auto begin = at + kUndefined.size();
+  const auto end = what.find_first_of(" \t\n)", begin);
+  std::string symbol = what.substr(begin, end == std::string::npos ? end : end - begin);
+  std::string shown = "'" + symbol + "'";
+  int demangle_status = -1;
+  char* demangled = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &demangle_status);
+  if (demangle_status == 0 && demangled != nullptr) shown += " (" + std::string(demangled) + ")";
+  std::free(demangled);
+  return "needs symbol " + shown +
+         ", which neither it nor the libraries it links define, so it was refused at load "
+         "(immediate binding) instead of ending the process at its first call; link it "
+         "against the library that defines the symbol (strata_add_plugin() links with "
+         "-Wl,--no-undefined, which reports this at build time). dlopen said: " +
+         what;
 }
 
 void log_record(const PluginRecord& r) {
@@ -137,22 +117,12 @@ fs::path PluginLoader::install_dir() {
   return self.parent_path() / "strata" / "plugins";
 }
 
-std::vector<fs::path> PluginLoader::search_dirs(const LoaderOptions& options) const {
-  std::vector<fs::path> dirs;
-  if (options.use_install_dir) dirs.push_back(install_dir());
-  if (options.use_environment) {
-    for (const auto& d : split(std::getenv("STRATA_PLUGIN_PATH"), ':')) dirs.emplace_back(d);
-  }
-  for (const auto& d : options.config_paths) dirs.push_back(d);
-  std::vector<fs::path> unique;
-  std::set<fs::path> seen;
-  for (auto& d : dirs) {
-    std::error_code ec;
-    fs::path canonical = fs::weakly_canonical(d, ec);
-    if (ec) canonical = d;
-    if (seen.insert(canonical).second) unique.push_back(canonical);
-  }
-  return unique;
+std::vector<fs::path> PluginLoader::search_dirs(const LoaderOptions& options) {
+  return plugin_search_dirs(install_dir(), options);
+}
+
+std::vector<fs::path> PluginLoader::candidate_files(const LoaderOptions& options) {
+  return plugin_candidates(search_dirs(options));
 }
 
 bool PluginLoader::is_loaded(const std::string& name) const {
@@ -166,23 +136,10 @@ void PluginLoader::add_record(PluginRecord record) {
 }
 
 void PluginLoader::load_all(const LoaderOptions& options) {
-  for (const fs::path& dir : search_dirs(options)) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-      STRATA_LOG_DEBUG("plugin directory {} does not exist; nothing to load there",
-                       dir.string());
-      continue;
-    }
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (is_candidate(entry.path())) files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());  // deterministic on every rank
-    for (const fs::path& file : files) {
-      PluginRecord record;
-      (void)load_one(file, options, /*apply_filters=*/true, record);
-      add_record(std::move(record));
-    }
+  for (const fs::path& file : candidate_files(options)) {
+    PluginRecord record;
+    (void)load_one(file, options, /*apply_filters=*/true, record);
+    add_record(std::move(record));
   }
 }
 
@@ -202,7 +159,7 @@ StatusOr<std::string> PluginLoader::load_file(const fs::path& path,
 Status PluginLoader::load_one(const fs::path& path, const LoaderOptions& options,
                               bool apply_filters, PluginRecord& record) {
   record.path = path;
-  record.name = name_from_file(path);
+  record.name = plugin_name_from_file(path);
   auto refuse = [&](Status s) {
     record.state = PluginRecord::State::kRefused;
     record.reason = s.message();
@@ -214,7 +171,10 @@ Status PluginLoader::load_one(const fs::path& path, const LoaderOptions& options
     return Status::Ok();
   };
   if (apply_filters) {
-    if (auto why = filtered_out(record.name, options); !why.empty()) return skip(why);
+    if (auto why = plugin_filtered_out(record.name, options); !why.empty()) return skip(why);
+  }
+  if (auto q = options.quarantined.find(path); q != options.quarantined.end()) {
+    return refuse(UnavailableError(q->second));
   }
 
   // Look at the file before running any of its code.
@@ -232,11 +192,15 @@ Status PluginLoader::load_one(const fs::path& path, const LoaderOptions& options
   }
 
   auto loaded = std::make_unique<Loaded>();
+  // Its constructors run inside dlopen: the first of its code to run.
+  STRATA_LOG_DEBUG("plugin file {}: loading (dlopen runs its static constructors)",
+                   path.string());
   try {
-    loaded->library.load(path, boost::dll::load_mode::rtld_lazy |
+    // RTLD_NOW: every symbol is bound here, where a missing one is a refusal.
+    loaded->library.load(path, boost::dll::load_mode::rtld_now |
                                    boost::dll::load_mode::rtld_local);
   } catch (const std::exception& e) {
-    return refuse(InvalidArgumentError(std::string("cannot be loaded: ") + e.what()));
+    return refuse(InvalidArgumentError(describe_load_failure(e.what())));
   }
   if (!loaded->library.has(STRATA_PLUGIN_ENTRY_SYMBOL)) {
     return refuse(InvalidArgumentError(
@@ -246,8 +210,13 @@ Status PluginLoader::load_one(const fs::path& path, const LoaderOptions& options
       loaded->library.get<const strata_plugin_info_t*(uint32_t, uint32_t)>(
           STRATA_PLUGIN_ENTRY_SYMBOL);
   const strata_plugin_info_t* info = nullptr;
+  STRATA_LOG_DEBUG("plugin file {}: calling strata_plugin_entry", path.string());
   try {
     info = entry(STRATA_ABI_MAJOR, STRATA_ABI_MINOR);
+  } catch (const std::exception& e) {
+    return refuse(
+        InternalError(std::string("strata_plugin_entry threw an exception (rule 2): ") +
+                      e.what()));
   } catch (...) {
     return refuse(InternalError("strata_plugin_entry threw an exception (rule 2)"));
   }
@@ -284,11 +253,13 @@ Status PluginLoader::load_one(const fs::path& path, const LoaderOptions& options
                     std::to_string(STRATA_ABI_MINOR) + " are ignored";
   }
   if (apply_filters) {
-    if (auto why = filtered_out(record.name, options); !why.empty()) return skip(why);
+    if (auto why = plugin_filtered_out(record.name, options); !why.empty()) return skip(why);
   }
   if (is_loaded(record.name)) {
     return skip("a plugin named '" + record.name + "' is already loaded");
   }
+  STRATA_LOG_DEBUG("plugin file {}: calling register_all of plugin {}", path.string(),
+                   record.name);
   Status registered = register_plugin(*info, options, loaded);
   if (!registered.ok()) return refuse(registered);
   record.state = PluginRecord::State::kLoaded;

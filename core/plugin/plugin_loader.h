@@ -6,7 +6,12 @@
 // `plugins.enable` keep only the named plugins; STRATA_PLUGINS_DISABLE and
 // `plugins.disable` skip them. Every candidate ends as one record and one log
 // line: loaded, skipped (with why) or refused (with why). A refused plugin
-// never stops the process; whatever it registered is rolled back. A plugin
+// never stops the process; whatever it registered is rolled back. Libraries
+// are bound at load (RTLD_NOW), so one that needs a symbol nothing defines
+// is refused naming it, instead of ending the process at its first call;
+// and before core runs any of a plugin's code (its entry point,
+// register_all, unload) a debug line names the file, so a crash inside it
+// is attributable (STRATA_LOG_LEVEL=debug). A plugin
 // library is registered once per process: while one live loader (Runtime)
 // has it, another that finds it skips it.
 #ifndef STRATA_CORE_PLUGIN_PLUGIN_LOADER_H_
@@ -20,6 +25,7 @@
 #include <vector>
 
 #include "core/common/status.h"
+#include "core/plugin/plugin_discovery.h"
 #include "strata/abi/plugin.h"
 #include "strata/sdk/registrar.h"
 
@@ -40,16 +46,6 @@ struct PluginRecord {
   bool builtin = false;
 };
 const char* state_name(PluginRecord::State state);  // "loaded"
-
-struct LoaderOptions {
-  std::vector<std::filesystem::path> config_paths;
-  std::vector<std::string> enable;   // empty: every plugin
-  std::vector<std::string> disable;
-  bool use_install_dir = true;
-  bool use_environment = true;  // STRATA_PLUGIN_PATH, STRATA_PLUGINS(_DISABLE)
-  // Per-plugin options from the config, handed over by host services.
-  std::map<std::string, std::map<std::string, std::string>> options;
-};
 
 class PluginLoader {
  public:
@@ -73,7 +69,9 @@ class PluginLoader {
                                   const LoaderOptions& options);
 
   // Directories searched, in order, with duplicates removed.
-  std::vector<std::filesystem::path> search_dirs(const LoaderOptions& options) const;
+  static std::vector<std::filesystem::path> search_dirs(const LoaderOptions& options);
+  // The files load_all() would try, in its order (plugin_discovery.h).
+  static std::vector<std::filesystem::path> candidate_files(const LoaderOptions& options);
   const std::vector<PluginRecord>& records() const { return records_; }
 
   // <dir of libstrata>/strata/plugins: the install (or build-tree) location.

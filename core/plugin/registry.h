@@ -8,6 +8,7 @@
 #ifndef STRATA_CORE_PLUGIN_REGISTRY_H_
 #define STRATA_CORE_PLUGIN_REGISTRY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,6 +29,9 @@ struct AlgorithmEntry {
   std::string name;    // "ring"
   CollectiveKind op;
   strata_algorithm_t table;
+  // Set once core has warned that estimate() answered NaN, an infinity or a
+  // negative time: one warning per registration, not one per selection.
+  mutable std::atomic<bool> bad_estimate_reported{false};
 };
 
 struct DeviceTypeEntry {

@@ -10,9 +10,8 @@
 #include "core/plugin/abi_status.h"
 
 namespace strata {
-namespace {
 
-LoaderOptions loader_options(const Config& config, const RuntimeOptions& options) {
+LoaderOptions Runtime::loader_options(const Config& config, const RuntimeOptions& options) {
   LoaderOptions l;
   l.config_paths = config.plugins.path;
   l.enable = config.plugins.enable;
@@ -20,8 +19,11 @@ LoaderOptions loader_options(const Config& config, const RuntimeOptions& options
   l.options = config.plugins.options;
   l.use_environment = options.use_environment;
   l.use_install_dir = options.discover_plugins;
+  l.quarantined = options.quarantined;
   return l;
 }
+
+namespace {
 
 void register_core(sdk::Registrar& r, const Config& config) {
   CpuDeviceOptions cpu;

@@ -5,6 +5,7 @@
 #define STRATA_CORE_RUNTIME_RUNTIME_H_
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,6 +26,9 @@ struct RuntimeOptions {
   // Plugins to load explicitly (strata-conformance --plugin); a refusal here
   // is an error, unlike a refusal during discovery.
   std::vector<std::filesystem::path> plugin_files;
+  // Files refused unopened, with the reason (LoaderOptions::quarantined).
+  // (An initializer, so that designated initializers may leave it out.)
+  std::map<std::filesystem::path, std::string> quarantined = {};
 };
 
 class Runtime : public std::enable_shared_from_this<Runtime> {
@@ -40,6 +44,8 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   static StatusOr<std::shared_ptr<Runtime>> from_choice(const ConfigChoice& choice,
                                                         Config built_in = {},
                                                         RuntimeOptions options = {});
+  // What the loader of a Runtime made with these would be told.
+  static LoaderOptions loader_options(const Config& config, const RuntimeOptions& options);
   ~Runtime();
 
   Registry& registry() { return *registry_; }

@@ -63,17 +63,17 @@ std::string Suite::blocked(const std::string& algorithm) const {
   std::lock_guard lock(mu_);
   if (world_ != nullptr && !world_->lost().empty()) return world_->lost();
   if (!stuck_.empty()) return stuck_;
-  if (timed_out_.count(algorithm) != 0) {
-    return "not run: an earlier call of " + algorithm +
-           " timed out (violates rule 7); its remaining cases are failed without running "
-           "so that the suite finishes";
+  if (auto it = timed_out_.find(algorithm); it != timed_out_.end()) {
+    return "not run: an earlier call of " + algorithm + " (" + it->second +
+           ") timed out; its remaining cases are skipped so that the suite finishes "
+           "instead of waiting out the deadline again";
   }
   return "";
 }
 
-void Suite::note_timeout(const std::string& algorithm) {
+void Suite::note_timeout(const std::string& algorithm, const std::string& test) {
   std::lock_guard lock(mu_);
-  timed_out_.insert(algorithm);
+  timed_out_.try_emplace(algorithm, test);
 }
 
 void Suite::note_stuck_devices(const std::string& algorithm) {
@@ -157,7 +157,8 @@ CallOutcome CollectiveCase::evaluate(const std::string& where, const CallResult&
 }
 
 void CollectiveCase::TestBody() {
-  if (const std::string why = suite_.blocked(spec_.algorithm); !why.empty()) FAIL() << why;
+  // Counted as "not run", apart from failures (report.h).
+  if (const std::string why = suite_.blocked(spec_.algorithm); !why.empty()) GTEST_SKIP() << why;
   const SuiteOptions& options = suite_.options();
   auto made = suite_.make_harness(spec_.world);
   // Under --processes every rank must take the same path from here on.
@@ -200,7 +201,7 @@ void CollectiveCase::TestBody() {
         declines.push_back(outcome.message + " [" + call_label(call, root) + "]");
         continue;
       case CallOutcome::Kind::kCallFailed:
-        if (outcome.timed_out) suite_.note_timeout(spec_.algorithm);
+        if (outcome.timed_out) suite_.note_timeout(spec_.algorithm, spec_.test_name());
         ADD_FAILURE() << outcome.message;
         return;
       default: FAIL() << outcome.message;

@@ -9,7 +9,7 @@
 
 #include <memory>
 #include <mutex>
-#include <set>
+#include <map>
 #include <string>
 
 #include "core/common/status.h"
@@ -56,7 +56,8 @@ class Suite {
 
   // Why a case of `algorithm` must not run, or "" to run it.
   std::string blocked(const std::string& algorithm) const;
-  void note_timeout(const std::string& algorithm);
+  // A call of `test` of `algorithm` timed out.
+  void note_timeout(const std::string& algorithm, const std::string& test);
   void note_stuck_devices(const std::string& algorithm);
 
  private:
@@ -70,7 +71,7 @@ class Suite {
   std::unique_ptr<ProcessWorld> world_;
   Workspace workspace_;
   mutable std::mutex mu_;
-  std::set<std::string> timed_out_;
+  std::map<std::string, std::string> timed_out_;  // algorithm -> the test that timed out
   std::string stuck_;
 };
 

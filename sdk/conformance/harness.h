@@ -68,6 +68,10 @@ class Harness {
   // order of the images passed to run().
   virtual const std::vector<int>& replicas() const = 0;
 
+  // The team's collectives, for checks that ask the algorithm about this
+  // team without calling it (estimate).
+  virtual CollectiveOps& ops() = 0;
+
   // Uploads `images` (guards included), runs one call of `spec` (root is a
   // global rank, used by broadcast and reduce) on the buffers between the
   // guards, then downloads everything into `images`.

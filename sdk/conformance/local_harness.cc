@@ -32,6 +32,7 @@ class LocalHarness final : public Harness {
   }
 
   const std::vector<int>& replicas() const override { return ranks_; }
+  CollectiveOps& ops() override { return *ops_; }
 
   CallResult run(const CaseSpec& spec, int root, std::vector<ReplicaImage>& images) override {
     CallResult result;

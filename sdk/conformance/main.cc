@@ -143,7 +143,9 @@ int run(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (GTEST_FLAG_GET(list_tests)) return gtest_rc;
   if (world_view != nullptr) world_view->leave();
-  const int status = report.failed() > 0 || gtest_rc != 0 ? kExitFailed : 0;
+  // A test not run verified nothing: the run did not pass.
+  const int status =
+      report.failed() > 0 || report.not_run() > 0 || gtest_rc != 0 ? kExitFailed : 0;
   if (quiet) {
     if (status != 0) {
       std::cerr << "strata-conformance rank " << rank << ": " << report.failed()
@@ -156,6 +158,8 @@ int run(int argc, char** argv) {
   std::cout << "\n" << report.ran() << " test(s) in " << wall << " s; "
             << (report.failed() == 0 ? "no failures" : std::to_string(report.failed()) +
                                                            " FAILED")
+            << (report.not_run() == 0 ? "" : ", " + std::to_string(report.not_run()) +
+                                                 " not run")
             << "\n";
   if (report.ran() == 0) std::cout << "WARNING: no test ran, so nothing was verified\n";
   if (!options.json_file.empty()) {

@@ -89,15 +89,22 @@ StatusOr<std::shared_ptr<CollectiveOps>> ProcessWorld::team(const std::string& d
 }
 
 CallOutcome ProcessWorld::agree(const CallOutcome& mine, std::chrono::nanoseconds wait) {
-  if (!lost_.empty()) {
-    return {CallOutcome::Kind::kCallFailed, lost_, false};
-  }
+  auto all = exchange(mine.encode(), wait);
+  if (!all.ok()) return {CallOutcome::Kind::kCallFailed, lost_, false};
+  std::vector<CallOutcome> outcomes;
+  for (const std::string& text : *all) outcomes.push_back(CallOutcome::decode(text));
+  return combine(outcomes);
+}
+
+StatusOr<std::vector<std::string>> ProcessWorld::exchange(const std::string& mine,
+                                                          std::chrono::nanoseconds wait) {
+  if (!lost_.empty()) return UnavailableError(lost_);
   const std::string prefix = "conformance/verdict/" + std::to_string(agreements_++) + "/";
-  std::vector<CallOutcome> all(static_cast<size_t>(world_));
+  std::vector<std::string> all(static_cast<size_t>(world_));
   all[static_cast<size_t>(rank_)] = mine;
-  if (Status s = store_->set(prefix + std::to_string(rank_), mine.encode()); !s.ok()) {
+  if (Status s = store_->set(prefix + std::to_string(rank_), mine); !s.ok()) {
     lost_ = "cannot publish this rank's verdict: " + s.to_string();
-    return {CallOutcome::Kind::kCallFailed, lost_, false};
+    return UnavailableError(lost_);
   }
   const Deadline deadline = deadline_after(wait);
   for (int r = 0; r < world_; ++r) {
@@ -120,11 +127,11 @@ CallOutcome ProcessWorld::agree(const CallOutcome& mine, std::chrono::nanosecond
       lost_ = "not run: " + spec_.task_name_of_rank(r) + " (rank " + std::to_string(r) +
               ") reported no verdict for the previous call (it died or was stopped): " +
               value.status().to_string();
-      return {CallOutcome::Kind::kCallFailed, lost_, false};
+      return UnavailableError(lost_);
     }
-    all[static_cast<size_t>(r)] = CallOutcome::decode(*value);
+    all[static_cast<size_t>(r)] = std::move(*value);
   }
-  return combine(all);
+  return all;
 }
 
 void ProcessWorld::leave() {

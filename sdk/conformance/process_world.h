@@ -48,6 +48,10 @@ class ProcessWorld {
   // nothing within `wait` (it died, or its watchdog ended it) fails this
   // call and, through lost(), every later one.
   CallOutcome agree(const CallOutcome& mine, std::chrono::nanoseconds wait);
+  // Every rank's `mine` (index = rank), exchanged the way agree() is; an
+  // error (and lost() from then on) when a rank reports nothing in time.
+  StatusOr<std::vector<std::string>> exchange(const std::string& mine,
+                                              std::chrono::nanoseconds wait);
   const std::string& lost() const { return lost_; }
 
   // Tells the others this rank finished on purpose (no "dead peer" reports).

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "core/plugin/registry.h"
+#include "sdk/conformance/estimate_case.h"
+#include "sdk/conformance/exports_case.h"
 
 namespace strata::conformance {
 namespace {
@@ -64,6 +66,18 @@ StatusOr<Registered> register_tests(Suite& suite, Report& report,
   const auto dtypes = parse_all<DType>(o.dtypes, parse_dtype, kAllDTypes);
   const auto redops = parse_all<ReduceOp>(o.redops, parse_reduce_op, kAllReduceOps);
 
+  // Rule 1, once per plugin file: not about any one algorithm, so the
+  // plugin's name is the suite.
+  for (const PluginRecord& r : runtime.loader().records()) {
+    if (r.builtin || r.state != PluginRecord::State::kLoaded) continue;
+    if (std::find(plugins.begin(), plugins.end(), r.name) == plugins.end()) continue;
+    testing::RegisterTest(r.name.c_str(), ExportsCase::kTestName, nullptr, nullptr, __FILE__,
+                          __LINE__, [path = r.path]() -> testing::Test* {
+                            return new ExportsCase(path);
+                          });
+    ++out.tests;
+  }
+
   std::vector<std::string> known;
   for (const AlgorithmEntry* algo : runtime.registry().algorithms()) {
     if (std::find(plugins.begin(), plugins.end(), algo->plugin) == plugins.end()) continue;
@@ -90,13 +104,23 @@ StatusOr<Registered> register_tests(Suite& suite, Report& report,
     auto add = [&](const CaseSpec& s) {
       testing::RegisterTest(s.algorithm.c_str(), s.test_name().c_str(), nullptr, nullptr,
                             __FILE__, __LINE__,
-                            [&suite, s]() -> CollectiveCase* {
+                            // testing::Test*, as for the estimate test: GoogleTest
+                            // wants one fixture type per suite.
+                            [&suite, s]() -> testing::Test* {
                               return new CollectiveCase(suite, s);
                             });
       ++out.tests;
     };
     for (const int n : out.world_sizes) {
       spec.world = n;
+      if (algo->table.estimate != nullptr) {
+        testing::RegisterTest(algo->id.c_str(), EstimateCase::test_name(n).c_str(), nullptr,
+                              nullptr, __FILE__, __LINE__,
+                              [&suite, id = algo->id, n]() -> testing::Test* {
+                                return new EstimateCase(suite, id, n);
+                              });
+        ++out.tests;
+      }
       if (spec.op == CollectiveKind::kBarrier) {
         add(spec);
         continue;

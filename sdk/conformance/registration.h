@@ -21,9 +21,11 @@ struct Registered {
   std::vector<int> world_sizes;         // after dropping those above the device count
 };
 
-// Registers one test per (algorithm, world size, count, dtype, operator,
-// in place or not) for every algorithm of `plugins` (plugin names) that
-// matches the --algorithm globs, and tells `report` about every algorithm,
+// Registers, for every plugin of `plugins` (plugin names), the rule-1 test
+// of its exports (suite: the plugin's name); and for every algorithm of
+// theirs that matches the --algorithm globs, per world size, its estimate
+// check (when it has an estimate) and one test per (count, dtype,
+// operator, in place or not). Tells `report` about every algorithm,
 // including those skipped because they need more than one process. Notes
 // for the user go to `log`. Fails when no algorithm matches at all.
 StatusOr<Registered> register_tests(Suite& suite, Report& report,

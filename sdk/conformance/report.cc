@@ -56,6 +56,7 @@ const char* outcome_name(Outcome outcome) {
     case Outcome::kFailed: return "failed";
     case Outcome::kDeclined: return "declined";
     case Outcome::kSkipped: return "skipped";
+    case Outcome::kNotRun: return "not_run";
   }
   return "?";
 }
@@ -95,6 +96,9 @@ void Report::OnTestEnd(const testing::TestInfo& info) {
   if (rec.outcome == Outcome::kSkipped && rec.message.starts_with("declined:")) {
     rec.outcome = Outcome::kDeclined;
   }
+  if (rec.outcome == Outcome::kSkipped && rec.message.starts_with(kNotRunPrefix)) {
+    rec.outcome = Outcome::kNotRun;
+  }
   std::lock_guard lock(mu_);
   add(std::move(rec));
 }
@@ -127,6 +131,13 @@ size_t Report::failed() const {
   return n;
 }
 
+size_t Report::not_run() const {
+  std::lock_guard lock(mu_);
+  size_t n = 0;
+  for (const auto& [id, r] : rows_) n += r.counts[static_cast<int>(Outcome::kNotRun)];
+  return n;
+}
+
 size_t Report::ran() const {
   std::lock_guard lock(mu_);
   return records_.size();
@@ -134,20 +145,27 @@ size_t Report::ran() const {
 
 void Report::print(std::ostream& os) const {
   std::lock_guard lock(mu_);
+  constexpr int kPassed = static_cast<int>(Outcome::kPassed);
+  constexpr int kFailed = static_cast<int>(Outcome::kFailed);
+  constexpr int kDeclined = static_cast<int>(Outcome::kDeclined);
+  constexpr int kSkipped = static_cast<int>(Outcome::kSkipped);
+  constexpr int kNotRun = static_cast<int>(Outcome::kNotRun);
   size_t width = 9;
   for (const auto& id : order_) width = std::max(width, id.size());
-  os << "\n" << pad("algorithm", width) << "  passed  failed  declined  first failure\n";
-  size_t total[4] = {0, 0, 0, 0};
+  os << "\n"
+     << pad("algorithm", width) << "  passed  failed  not run  declined  first failure\n";
+  size_t total[5] = {0, 0, 0, 0, 0};
   for (const auto& id : order_) {
     const Row& r = rows_.at(id);
-    const size_t tests = r.counts[0] + r.counts[1] + r.counts[2] + r.counts[3];
+    size_t tests = 0;
+    for (const size_t n : r.counts) tests += n;
     if (tests == 0 && r.skipped_reason.empty()) continue;  // filtered out entirely
     os << pad(id, width);
     if (!r.skipped_reason.empty()) {
-      os << "       -       -         -  not run: " << r.skipped_reason << "\n";
+      os << "       -       -        -         -  not run: " << r.skipped_reason << "\n";
       continue;
     }
-    for (int k = 0; k < 4; ++k) total[k] += r.counts[k];
+    for (int k = 0; k < 5; ++k) total[k] += r.counts[k];
     std::string failure;
     if (!r.first_failure.empty()) {
       const std::string rules = rules_in(r.first_failure);
@@ -155,12 +173,18 @@ void Report::print(std::ostream& os) const {
                               : first_line(r.first_failure).substr(0, r.first_failure.find(':')) +
                                     ": " + rules;
     }
-    os << number(r.counts[0], 8) << number(r.counts[1], 8) << number(r.counts[2], 10) << "  "
-       << failure << "\n";
+    os << number(r.counts[kPassed], 8) << number(r.counts[kFailed], 8)
+       << number(r.counts[kNotRun], 9) << number(r.counts[kDeclined], 10) << "  " << failure
+       << "\n";
   }
-  os << pad("total", width) << number(total[0], 8) << number(total[1], 8)
-     << number(total[2], 10) << "\n";
-  if (total[3] > 0) os << "(" << total[3] << " test(s) skipped for other reasons)\n";
+  os << pad("total", width) << number(total[kPassed], 8) << number(total[kFailed], 8)
+     << number(total[kNotRun], 9) << number(total[kDeclined], 10) << "\n";
+  if (total[kSkipped] > 0) os << "(" << total[kSkipped] << " test(s) skipped for other reasons)\n";
+  if (total[kNotRun] > 0) {
+    os << "(not run: after a call of an algorithm timed out, or the devices stayed busy, "
+          "the suite fails that call and skips what follows instead of waiting out the "
+          "deadline again; the first failure says why)\n";
+  }
 
   for (const auto& id : order_) {
     const Row& r = rows_.at(id);
@@ -193,9 +217,14 @@ bool Report::write_json(const std::string& file, nlohmann::json header) const {
   nlohmann::json& summary = header["summary"] = nlohmann::json::array();
   for (const auto& id : order_) {
     const Row& r = rows_.at(id);
-    nlohmann::json row = {{"algorithm", id}, {"passed", r.counts[0]}, {"failed", r.counts[1]},
-                          {"declined", r.counts[2]}, {"skipped", r.counts[3]},
-                          {"first_failure", r.first_failure}, {"declines", r.declines}};
+    nlohmann::json row = {{"algorithm", id},
+                          {"passed", r.counts[static_cast<int>(Outcome::kPassed)]},
+                          {"failed", r.counts[static_cast<int>(Outcome::kFailed)]},
+                          {"not_run_tests", r.counts[static_cast<int>(Outcome::kNotRun)]},
+                          {"declined", r.counts[static_cast<int>(Outcome::kDeclined)]},
+                          {"skipped", r.counts[static_cast<int>(Outcome::kSkipped)]},
+                          {"first_failure", r.first_failure},
+                          {"declines", r.declines}};
     if (!r.skipped_reason.empty()) row["not_run"] = r.skipped_reason;
     summary.push_back(std::move(row));
   }

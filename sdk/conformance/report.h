@@ -12,12 +12,20 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata::conformance {
 
-enum class Outcome { kPassed, kFailed, kDeclined, kSkipped };
+// kNotRun: the suite did not make the test's calls because an earlier one
+// showed they could not tell anything (a call of the algorithm timed out,
+// the devices stayed busy, a process of the run was lost). Counted apart
+// from kFailed, so the failed column holds real failures only.
+enum class Outcome { kPassed, kFailed, kDeclined, kSkipped, kNotRun };
 const char* outcome_name(Outcome outcome);  // "passed"
+
+// A GTEST_SKIP message that starts with this is a kNotRun test.
+inline constexpr std::string_view kNotRunPrefix = "not run:";
 
 struct TestRecord {
   std::string algorithm;  // the GoogleTest suite name
@@ -40,6 +48,7 @@ class Report : public testing::EmptyTestEventListener {
                    const std::string& message);
 
   size_t failed() const;
+  size_t not_run() const;
   size_t ran() const;
   void print(std::ostream& os) const;
   // `header` (plugins, matrix, wall time) plus every record and the rows.
@@ -47,8 +56,8 @@ class Report : public testing::EmptyTestEventListener {
 
  private:
   struct Row {
-    size_t counts[4] = {0, 0, 0, 0};  // by Outcome
-    std::string first_failure;        // "test: first line of the message"
+    size_t counts[5] = {0, 0, 0, 0, 0};  // by Outcome
+    std::string first_failure;        // "test: message" of the first failed test
     std::string skipped_reason;       // set for algorithms not run at all
     std::map<std::string, size_t> declines;  // reason -> tests
   };

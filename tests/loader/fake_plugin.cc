@@ -8,12 +8,17 @@
 // on the host inside post(). It does NOT use the SDK on purpose: there are
 // no exception-catching trampolines here, so a variant that throws really
 // throws across the C boundary, as careless C++ behind a C ABI would.
+#include <chrono>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <stdexcept>
+#include <thread>
 
 #include "strata/abi/plugin.h"
 
@@ -301,6 +306,67 @@ void tweak_algorithm(FakeAlgorithm& a) {
   a.table.test = &test_forever;
   a.table.abort = &abort_logged;
 }
+
+#elif defined(FAKE_UNRESOLVED_SYMBOL)
+// Needs a function that no library defines, and was linked without
+// -Wl,--no-undefined (so the linker let it through). With lazy binding it
+// would load, register, and end the process ("symbol lookup error", status
+// 127) at its first post(); core binds at load and refuses it, naming it.
+extern "C" int fake_backend_missing_function(int);
+#define HAS_TWEAK_ALGORITHM
+strata_status_t post_calls_missing(void* op, strata_message_t msg) {
+  if (fake_backend_missing_function(1) != 0) return STRATA_INTERNAL;
+  return sum_post(op, msg);
+}
+void tweak_algorithm(FakeAlgorithm& a) { a.table.post = &post_calls_missing; }
+
+#elif defined(FAKE_REGISTER_CRASHES)
+// register_all dies of a segmentation fault: nothing core can catch. Only
+// `strata info --isolate` survives it (in a child process) and names it.
+// The default action first: under ASan or TSan their own handler would turn
+// the signal into a report and exit status 1.
+#define HAS_REGISTER_TABLES
+strata_status_t register_tables(const strata_registrar_t*, strata_message_t) {
+  std::signal(SIGSEGV, SIG_DFL);
+  std::raise(SIGSEGV);
+  return STRATA_INTERNAL;
+}
+
+#elif defined(FAKE_REGISTER_HANGS)
+// register_all never returns (a licence server that never answers; bounded
+// here at an hour so a forgotten process cannot live forever).
+#define HAS_REGISTER_TABLES
+strata_status_t register_tables(const strata_registrar_t*, strata_message_t) {
+  std::this_thread::sleep_for(std::chrono::hours(1));
+  return STRATA_INTERNAL;
+}
+
+#elif defined(FAKE_POST_BLOCKS)
+// post() blocks for plugins.options.fake_post_blocks.block_ms (default
+// 3000) before doing its work: the blocking send of rule 7, which core's
+// deadline cannot interrupt. Core's watchdog must say so while it waits.
+#define HAS_TWEAK_ALGORITHM
+strata_status_t post_blocking(void* op, strata_message_t msg) {
+  const char* ms = g_services == nullptr ? nullptr
+                                         : g_services->option(g_services->host, "block_ms");
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms == nullptr ? 3000 : std::atoi(ms)));
+  return sum_post(op, msg);
+}
+void tweak_algorithm(FakeAlgorithm& a) { a.table.post = &post_blocking; }
+
+#elif defined(FAKE_ESTIMATE_NAN) || defined(FAKE_ESTIMATE_NEGATIVE)
+// estimate() answers a number that is not a time (rule 5). Core ranks the
+// algorithm last, as if it had no estimate, and says so once.
+#define HAS_TWEAK_ALGORITHM
+strata_status_t bad_estimate(void*, const strata_call_desc_t*, double* seconds) {
+#ifdef FAKE_ESTIMATE_NAN
+  *seconds = std::numeric_limits<double>::quiet_NaN();
+#else
+  *seconds = -1e-6;
+#endif
+  return STRATA_OK;
+}
+void tweak_algorithm(FakeAlgorithm& a) { a.table.estimate = &bad_estimate; }
 
 #else
 #error "unknown fake plugin variant: add a block above"

@@ -120,8 +120,9 @@ TEST(Exception, FromPostIsInternalCitingRule2) {
   ASSERT_NE(l.ops, nullptr);
   const Status s = failing_call(l, "post_throws");
   EXPECT_EQ(s.code(), Code::kInternal) << s;
+  // The exception's own text is kept: it is often the only clue.
   EXPECT_EQ(s.message(), "fake_post_throws/all_reduce/sum post threw an exception across "
-                         "the C ABI (sdk/README.md rule 2)");
+                         "the C ABI (sdk/README.md rule 2): post blew up");
   expect_team_broken_by(l, s);
 }
 
@@ -131,7 +132,7 @@ TEST(Exception, FromTestIsInternalCitingRule2) {
   const Status s = failing_call(l, "test_throws");
   EXPECT_EQ(s.code(), Code::kInternal) << s;
   EXPECT_EQ(s.message(), "fake_test_throws/all_reduce/sum test threw an exception across "
-                         "the C ABI (sdk/README.md rule 2)");
+                         "the C ABI (sdk/README.md rule 2): test blew up");
   expect_team_broken_by(l, s);
 }
 
@@ -216,7 +217,7 @@ INSTANTIATE_TEST_SUITE_P(
         // Thrown after *op was written: handed back, maybe still running.
         RunFailureCase{"run_throws", Code::kInternal,
                        "fake_run_throws/all_reduce/sum run threw an exception across the C ABI "
-                       "(sdk/README.md rule 2)",
+                       "(sdk/README.md rule 2): run blew up after create",
                        1, 1, false},
         // An undefined status: core cannot tell how far run() got.
         RunFailureCase{"run_garbage", Code::kInternal,

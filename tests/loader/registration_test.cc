@@ -56,7 +56,7 @@ TEST(Unload, ThrowingUnloadAtTeardownIsLoggedNotFatal) {
   runtime.reset();  // ~PluginLoader: an escaping exception would terminate
   EXPECT_THAT(log.lines_with("unload threw"),
               ElementsAre("error plugin fake_unload_throws: unload threw an exception "
-                          "(sdk/README.md rule 2)"));
+                          "(sdk/README.md rule 2): unload blew up"));
   EXPECT_FALSE(is_mapped(fake_file("unload_throws")));
 }
 

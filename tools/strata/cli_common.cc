@@ -13,12 +13,17 @@ int report_error(std::string_view command, const Status& status) {
   return kExitFailure;
 }
 
-StatusOr<std::shared_ptr<Runtime>> open_runtime(const std::string& config_file,
-                                                int min_cpu_devices) {
+StatusOr<Config> load_cli_config(const std::string& config_file, int min_cpu_devices) {
   Config built_in;
   built_in.source = "<defaults>";
   if (built_in.devices.cpu_count < min_cpu_devices) built_in.devices.cpu_count = min_cpu_devices;
-  return Runtime::from_choice(choose_config(config_file), std::move(built_in));
+  return load_chosen_config(choose_config(config_file), std::move(built_in));
+}
+
+StatusOr<std::shared_ptr<Runtime>> open_runtime(const std::string& config_file,
+                                                int min_cpu_devices, RuntimeOptions options) {
+  STRATA_ASSIGN_OR_RETURN(Config config, load_cli_config(config_file, min_cpu_devices));
+  return Runtime::create(std::move(config), std::move(options));
 }
 
 StatusOr<std::unique_ptr<CollectiveOps>> open_team(const std::shared_ptr<Runtime>& runtime,

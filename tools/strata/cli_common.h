@@ -46,7 +46,10 @@ int report_error(std::string_view command, const Status& status);
 // defaults, the virtual CPU device count is raised to `min_cpu_devices` so
 // `--devices 16` works without writing YAML; a config file is taken as written.
 StatusOr<std::shared_ptr<Runtime>> open_runtime(const std::string& config_file,
-                                                int min_cpu_devices = 0);
+                                                int min_cpu_devices = 0,
+                                                RuntimeOptions options = {});
+// The config open_runtime starts from.
+StatusOr<Config> load_cli_config(const std::string& config_file, int min_cpu_devices = 0);
 
 // A single-process team of the first `count` devices of `device_type`.
 StatusOr<std::unique_ptr<CollectiveOps>> open_team(const std::shared_ptr<Runtime>& runtime,

@@ -1,6 +1,10 @@
 // `strata info`: what this process would load and run with — plugins and
 // why each was loaded, skipped or refused; device types and their devices;
-// algorithms; resolvers; stores.
+// algorithms; resolvers; stores. With --isolate, each plugin is first tried
+// in a child process (plugin_isolation.h), so one that crashes or hangs is
+// reported instead of taking `strata info` down with it.
+#include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,6 +16,7 @@
 #include "strata/abi/version.h"
 #include "tools/strata/cli_common.h"
 #include "tools/strata/info_report.h"
+#include "tools/strata/plugin_isolation.h"
 #include "tools/strata/text_table.h"
 
 namespace strata::cli {
@@ -20,6 +25,9 @@ namespace {
 struct InfoOptions {
   std::string config;
   bool json = false;
+  bool isolate = false;
+  double isolate_timeout_s = 30;
+  std::string probe_plugin;  // set in the child processes of --isolate
 };
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
@@ -151,8 +159,33 @@ nlohmann::json to_json(const InfoReport& report) {
   return out;
 }
 
+// --isolate: the files to refuse unopened, each with what its probe did.
+StatusOr<std::map<std::filesystem::path, std::string>> isolate(const InfoOptions& options) {
+  if (!(options.isolate_timeout_s > 0)) {
+    return InvalidArgumentError("--isolate-timeout must be a positive number of seconds");
+  }
+  STRATA_ASSIGN_OR_RETURN(Config config, load_cli_config(options.config));
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return UnavailableError("cannot find this program (/proc/self/exe): " + ec.message());
+  const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(options.isolate_timeout_s));
+  return probe_plugins(self, options.config, Runtime::loader_options(config, {}), timeout);
+}
+
 int run_info(const InfoOptions& options) {
-  auto runtime = open_runtime(options.config);
+  if (!options.probe_plugin.empty()) {
+    auto config = load_cli_config(options.config);
+    if (!config.ok()) return report_error("info", config.status());
+    return run_probe(std::move(*config), options.probe_plugin);
+  }
+  RuntimeOptions runtime_options;
+  if (options.isolate) {
+    auto quarantined = isolate(options);
+    if (!quarantined.ok()) return report_error("info", quarantined.status());
+    runtime_options.quarantined = std::move(*quarantined);
+  }
+  auto runtime = open_runtime(options.config, 0, runtime_options);
   if (!runtime.ok()) return report_error("info", runtime.status());
   const InfoReport report = collect_info(**runtime);
   if (options.json) {
@@ -160,7 +193,13 @@ int run_info(const InfoOptions& options) {
   } else {
     print_text(report);
   }
-  return kExitOk;
+  if (runtime_options.quarantined.empty()) return kExitOk;
+  std::cerr << "strata info: " << runtime_options.quarantined.size()
+            << " plugin file(s) crashed, hung or ended the process while loading in a child "
+               "process; refused here (see their 'why'):";
+  for (const auto& [file, why] : runtime_options.quarantined) std::cerr << " " << file.string();
+  std::cerr << "\n";
+  return kExitFailure;
 }
 
 }  // namespace
@@ -175,6 +214,14 @@ void add_info_command(CLI::App& app, Context& context) {
                   "YAML config to load (plugins.path/enable/disable, devices.cpu.count); default: "
                   "$STRATA_CONFIG, else the built-in defaults");
   cmd->add_flag("--json", options->json, "Print one JSON document instead of tables");
+  cmd->add_flag("--isolate", options->isolate,
+                "Load each plugin in a child process first; one that crashes, hangs or exits "
+                "is refused (and named) instead of ending this command, which then exits 1");
+  cmd->add_option("--isolate-timeout", options->isolate_timeout_s,
+                  "Seconds a child may take to load and unload one plugin before it counts "
+                  "as hung and is killed (default 30)");
+  // The child side of --isolate; not for people.
+  cmd->add_option("--probe-plugin", options->probe_plugin)->group("");
   cmd->callback([options, &context] { context.exit_code = run_info(*options); });
 }
 

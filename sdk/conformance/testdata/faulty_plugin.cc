@@ -2,10 +2,12 @@
 // the C ABI (no SDK trampolines) so it can also break the rules the SDK
 // would hide. The suite's own test runs it and checks that each bug is
 // reported as the rule it breaks, and that the one correct algorithm passes.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -28,6 +30,11 @@ enum class Bug {
   kBlocks,        // post() never returns, so core's deadline cannot help: rule 7
   kRunsInParts,   // a correct all-reduce through run() (ABI 1.1), left for test(): must pass
   kRunLosesOp,    // run() answers IN_PROGRESS but hands back no operation: rule 4
+  kHangsF64,      // a correct all-reduce whose f64 calls never finish: rule 7, then "not run"
+  kEstimateNaN,   // a correct all-reduce whose estimate is NaN: rule 5
+  kEstimateNegative,  // ... whose estimate is negative: rule 5
+  kEstimateDrifts,    // ... whose estimate grows with every call: rule 5
+  kEstimateByRank,    // CROSS_PROCESS; its estimate depends on the rank: rule 5
 };
 
 struct Call {
@@ -112,7 +119,12 @@ strata_status_t post(void* op, strata_message_t) {
   switch (c.bug) {
     case Bug::kNone:
     case Bug::kRunsInParts:
-    case Bug::kRunLosesOp: all_reduce(c.call); break;
+    case Bug::kRunLosesOp:
+    case Bug::kHangsF64:
+    case Bug::kEstimateNaN:
+    case Bug::kEstimateNegative:
+    case Bug::kEstimateDrifts:
+    case Bug::kEstimateByRank: all_reduce(c.call); break;
     case Bug::kOffByOne:
       all_reduce(c.call);
       if (c.call.desc->dtype == STRATA_F32) static_cast<float*>(c.call.outputs[0].data)[0] += 1;
@@ -129,7 +141,24 @@ strata_status_t post(void* op, strata_message_t) {
 }
 
 strata_status_t test(void* op, strata_message_t) {
-  return static_cast<Call*>(op)->bug == Bug::kHangs ? STRATA_IN_PROGRESS : STRATA_OK;
+  const Call& c = *static_cast<Call*>(op);
+  const bool hangs =
+      c.bug == Bug::kHangs || (c.bug == Bug::kHangsF64 && c.call.desc->dtype == STRATA_F64);
+  return hangs ? STRATA_IN_PROGRESS : STRATA_OK;
+}
+
+// A plausible cost model, broken in one way per bug.
+strata_status_t estimate(void* user_data, const strata_call_desc_t* call, double* seconds) {
+  static std::atomic<int> calls{0};
+  const double model = 1e-6 + 1e-9 * static_cast<double>(call->count);
+  switch (*static_cast<Bug*>(user_data)) {
+    case Bug::kEstimateNaN: *seconds = std::numeric_limits<double>::quiet_NaN(); break;
+    case Bug::kEstimateNegative: *seconds = -model; break;
+    case Bug::kEstimateDrifts: *seconds = model * (1 + calls.fetch_add(1)); break;
+    case Bug::kEstimateByRank: *seconds = model * (1 + call->team->replica_offset); break;
+    default: *seconds = model; break;
+  }
+  return STRATA_OK;
 }
 
 void abort_call(void*) {}
@@ -176,6 +205,11 @@ Entry kEntries[] = {
     {"multi_process", STRATA_ALL_REDUCE, STRATA_SCOPE_CROSS_PROCESS, Bug::kNone},
     {"runs_in_parts", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kRunsInParts},
     {"run_loses_op", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kRunLosesOp},
+    {"hangs_f64", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kHangsF64},
+    {"estimate_nan", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kEstimateNaN},
+    {"estimate_negative", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kEstimateNegative},
+    {"estimate_drifts", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kEstimateDrifts},
+    {"estimate_by_rank", STRATA_ALL_REDUCE, STRATA_SCOPE_CROSS_PROCESS, Bug::kEstimateByRank},
     // Last: registered only for the watchdog's test, since it ends the run.
     {"blocks_in_post", STRATA_BARRIER, STRATA_SCOPE_LOCAL, Bug::kBlocks},
 };
@@ -198,6 +232,7 @@ strata_status_t register_all(const strata_registrar_t* registrar, strata_message
     t.abort = abort_call;
     t.destroy = destroy;
     if (e.bug == Bug::kRunsInParts || e.bug == Bug::kRunLosesOp) t.run = run;
+    if (e.bug >= Bug::kEstimateNaN) t.estimate = estimate;
     const strata_status_t s = registrar->add_algorithm(registrar->ctx, &t, msg);
     if (s != STRATA_OK) return s;
   }
