@@ -23,6 +23,7 @@ Support call_supports(const AlgorithmEntry& algo, const strata_call_desc_t& call
 // nullopt when the algorithm gives no estimate.
 std::optional<double> call_estimate(const AlgorithmEntry& algo,
                                     const strata_call_desc_t& call);
+// NOT_SUPPORTED (a decline) carries the plugin's reason alone as message.
 StatusOr<void*> call_team_create(const AlgorithmEntry& algo,
                                  const strata_team_desc_t& team);
 void call_team_destroy(const AlgorithmEntry& algo, void* team_state);
