@@ -28,7 +28,8 @@ void log_moved_on(const Team& team, const strata_call_desc_t& desc, const Select
 StatusOr<AgreedChoice> select_on_every_rank(Team& team, const Selector& selector,
                                             const strata_call_desc_t& desc,
                                             std::string_view forced, uint64_t sequence,
-                                            Deadline deadline) {
+                                            Deadline deadline, bool* team_in_doubt) {
+  *team_in_doubt = false;
   const Registry& registry = team.runtime().registry();
   // Declines found by other ranks' supports() for this call only; the
   // team's own record holds team_create's, which hold for every call.
@@ -47,10 +48,13 @@ StatusOr<AgreedChoice> select_on_every_rank(Team& team, const Selector& selector
         // The text after "declined: ", as the peers will quote it.
         proposal.declined.emplace_back(c.algorithm->id, c.verdict.substr(c.verdict.find(": ") + 2));
       }
-      STRATA_ASSIGN_OR_RETURN(CallVerdict verdict,
-                              agree_on_call(team, desc, proposal, sequence, round, deadline));
-      if (!verdict.declined_elsewhere.empty()) {
-        for (const auto& [id, why] : verdict.declined_elsewhere) {
+      auto verdict = agree_on_call(team, desc, proposal, sequence, round, deadline);
+      if (!verdict.ok()) {
+        *team_in_doubt = true;
+        return verdict.status();
+      }
+      if (!verdict->declined_elsewhere.empty()) {
+        for (const auto& [id, why] : verdict->declined_elsewhere) {
           if (const AlgorithmEntry* algo = registry.find_algorithm(id)) elsewhere.emplace(algo, why);
         }
         continue;
@@ -63,8 +67,12 @@ StatusOr<AgreedChoice> select_on_every_rank(Team& team, const Selector& selector
       return AgreedChoice{walked.chosen, *state, std::move(walked)};
     }
     // A decline is on the team's record now: walk again without it.
-    if (state.status().code() != Code::kNotSupported) return state.status();
+    if (state.status().code() != Code::kNotSupported) {
+      *team_in_doubt = true;
+      return state.status();
+    }
   }
+  *team_in_doubt = true;
   return InternalError("selection for " + describe_call_shape(desc) + " did not settle in " +
                        std::to_string(max_rounds) + " rounds");
 }

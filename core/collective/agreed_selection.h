@@ -37,11 +37,15 @@ struct AgreedChoice {
 // `sequence`: the call's number on the team, which keys the agreement.
 // NOT_SUPPORTED, listing every candidate's verdict, when no candidate is
 // left; other errors (shapes or choices that differ between ranks, a peer
-// that never arrives, a team_create that failed on some rank) as they came.
+// that never arrives, a team_create that failed on some rank) as they came,
+// with `*team_in_doubt` set: the ranks may no longer be at the same point,
+// so the team must not be used again. A `forced` id that names no algorithm
+// for the op fails alike everywhere before anything is exchanged, and
+// leaves the team as it was.
 StatusOr<AgreedChoice> select_on_every_rank(Team& team, const Selector& selector,
                                             const strata_call_desc_t& desc,
                                             std::string_view forced, uint64_t sequence,
-                                            Deadline deadline);
+                                            Deadline deadline, bool* team_in_doubt);
 
 }  // namespace strata
 

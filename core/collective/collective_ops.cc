@@ -93,8 +93,13 @@ StatusOr<CollectiveOps::Chosen> CollectiveOps::select(const strata_call_desc_t& 
     return Chosen{hit, state};
   }
   const std::string_view forced = std::get<std::string_view>(query);
-  auto picked = select_on_every_rank(*team_, selector_, desc, forced, sequence, deadline);
-  if (!picked.ok()) return picked.status();
+  bool in_doubt = false;
+  auto picked =
+      select_on_every_rank(*team_, selector_, desc, forced, sequence, deadline, &in_doubt);
+  if (!picked.ok()) {
+    if (in_doubt) team_->mark_broken(picked.status());
+    return picked.status();
+  }
   const auto key = std::make_from_tuple<SelectionKey>(query);  // owns the name
   team_->cache_selection(key, picked->algorithm);
   if (forced.empty()) selections_[key] = std::move(picked->selection);
@@ -112,8 +117,10 @@ StatusOr<Selection> CollectiveOps::explain(CollectiveKind op, DType dtype, uint6
     // One process needs no peers to try team_create, so explain walks the
     // list exactly as the call will (and the state made is the call's).
     const Deadline deadline = deadline_after(config_.timeout);
-    STRATA_ASSIGN_OR_RETURN(AgreedChoice picked,
-                            select_on_every_rank(*team_, selector_, desc, {}, 0, deadline));
+    bool in_doubt = false;
+    STRATA_ASSIGN_OR_RETURN(
+        AgreedChoice picked,
+        select_on_every_rank(*team_, selector_, desc, {}, 0, deadline, &in_doubt));
     const auto key = std::make_from_tuple<SelectionKey>(query);
     team_->cache_selection(key, picked.algorithm);
     selections_[key] = picked.selection;
@@ -165,9 +172,6 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
         composed_shapes_.insert(std::make_from_tuple<SelectionKey>(query));
         return run_composed(kind, inputs, outputs, op, root, desc, options);
       }
-      // A shape nothing accepts leaves the team as it was; a disagreement
-      // or a failed team_create leaves peers in doubt.
-      if (why.code() != Code::kNotSupported) team_->mark_broken(why);
       return why.with_context(team_->context(nullptr, collective_name(kind), sequence));
     }
     chosen = selected->algorithm;

@@ -103,7 +103,8 @@ class CollectiveOps {
     void* team_state;
   };
   // The algorithm for this shape and its team state: cached, or selected
-  // on every rank alike (agreed_selection.h) the first time the shape is seen.
+  // on every rank alike (agreed_selection.h) the first time the shape is
+  // seen; a failure that leaves the ranks in doubt breaks the team.
   StatusOr<Chosen> select(const strata_call_desc_t& desc, const SelectionQuery& query,
                           uint64_t sequence, Deadline deadline);
   // Whether a shape no single algorithm serves is composed instead: a team
