@@ -22,11 +22,11 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kFirst = "declining/all_reduce/first";
-const std::string kExchange = "store_exchange/all_reduce/exchange";
+const std::string kDecliningFirst = "declining/all_reduce/first";
+const std::string kStoreExchange = "store_exchange/all_reduce/exchange";
 
 // A world whose Runtime also loads the declining plugin with `options`.
-std::unique_ptr<testing::ProcessWorld> world_with(
+std::unique_ptr<testing::ProcessWorld> declining_world(
     int processes, int local, std::map<std::string, std::string> options) {
   Config config;
   config.plugins.options["declining"] = std::move(options);
@@ -35,7 +35,7 @@ std::unique_ptr<testing::ProcessWorld> world_with(
 
 // All-reduces (SUM) one buffer of `count` floats per local device, each
 // holding process rank + 1; returns the call's status and checks the sum.
-Status all_reduce(CollectiveOps& ops, int p, int processes, uint64_t count) {
+Status sum_all_reduce(CollectiveOps& ops, int p, int processes, uint64_t count) {
   const int local = ops.team().local_count();
   std::vector<std::vector<float>> data(static_cast<size_t>(local),
                                        std::vector<float>(count, static_cast<float>(p + 1)));
@@ -54,55 +54,55 @@ Status all_reduce(CollectiveOps& ops, int p, int processes, uint64_t count) {
 }
 
 // explain()'s verdict for `id`, or "" when it is not a candidate.
-std::string verdict_of(const Selection& s, const std::string& id) {
+std::string declining_verdict(const Selection& s, const std::string& id) {
   for (const Candidate& c : s.candidates) {
     if (c.algorithm->id == id) return c.verdict;
   }
   return "";
 }
 
-// The shape all_reduce() calls: in place.
-StatusOr<Selection> explain_all_reduce(CollectiveOps& ops, uint64_t count) {
+// The shape sum_all_reduce() calls: in place.
+StatusOr<Selection> explain_in_place_sum(CollectiveOps& ops, uint64_t count) {
   return ops.explain(CollectiveKind::kAllReduce, DType::kF32, count, ReduceOp::kSum, true, 0);
 }
 
 TEST(DecliningCandidateTest, OneProcessMovesOnToTheNextCandidate) {
-  auto world = world_with(1, 2, {{"decline_ranks", "all"}});
+  auto world = declining_world(1, 2, {{"decline_ranks", "all"}});
   ASSERT_NE(world, nullptr);
   auto ops = world->team(0);
   ASSERT_TRUE(ops.ok()) << ops.status();
-  ASSERT_TRUE(all_reduce(**ops, 0, 1, 16).ok());
-  auto sel = explain_all_reduce(**ops, 16);
+  ASSERT_TRUE(sum_all_reduce(**ops, 0, 1, 16).ok());
+  auto sel = explain_in_place_sum(**ops, 16);
   ASSERT_TRUE(sel.ok()) << sel.status();
   ASSERT_FALSE(sel->candidates.empty());
-  EXPECT_EQ(sel->candidates.front().algorithm->id, kFirst) << "AUTO must try it first";
+  EXPECT_EQ(sel->candidates.front().algorithm->id, kDecliningFirst) << "AUTO must try it first";
   EXPECT_EQ(sel->candidates.front().verdict,
             "declined at team_create: this backend cannot reach its peers (team_create call 1 "
             "on rank 0)");
   EXPECT_THAT(sel->chosen->id, HasSubstr("hierarchical_copy/all_reduce/"));
   // Another shape: the decline is remembered, team_create is not asked again.
-  ASSERT_TRUE(all_reduce(**ops, 0, 1, 1000).ok());
-  auto other = explain_all_reduce(**ops, 1000);
+  ASSERT_TRUE(sum_all_reduce(**ops, 0, 1, 1000).ok());
+  auto other = explain_in_place_sum(**ops, 1000);
   ASSERT_TRUE(other.ok()) << other.status();
-  EXPECT_THAT(verdict_of(*other, kFirst), HasSubstr("(team_create call 1 on rank 0)"));
+  EXPECT_THAT(declining_verdict(*other, kDecliningFirst), HasSubstr("(team_create call 1 on rank 0)"));
 }
 
 TEST(DecliningCandidateTest, ExplainBeforeAnyCallShowsTheDeclineOnOneProcess) {
   // `strata explain` never calls: on one process it tries team_create too,
   // so the winner it names is the one the call will use.
-  auto world = world_with(1, 2, {{"decline_ranks", "all"}});
+  auto world = declining_world(1, 2, {{"decline_ranks", "all"}});
   ASSERT_NE(world, nullptr);
   auto ops = world->team(0);
   ASSERT_TRUE(ops.ok()) << ops.status();
-  auto sel = explain_all_reduce(**ops, 64);
+  auto sel = explain_in_place_sum(**ops, 64);
   ASSERT_TRUE(sel.ok()) << sel.status();
-  EXPECT_THAT(verdict_of(*sel, kFirst), HasSubstr("declined at team_create: this backend"));
+  EXPECT_THAT(declining_verdict(*sel, kDecliningFirst), HasSubstr("declined at team_create: this backend"));
   EXPECT_THAT(sel->chosen->id, HasSubstr("hierarchical_copy/all_reduce/"));
-  ASSERT_TRUE(all_reduce(**ops, 0, 1, 64).ok());
+  ASSERT_TRUE(sum_all_reduce(**ops, 0, 1, 64).ok());
 }
 
 TEST(DecliningCandidateTest, EveryRankDeclinesAndTheNextCandidateServesEveryCall) {
-  auto world = world_with(2, 1, {{"decline_ranks", "all"}});
+  auto world = declining_world(2, 1, {{"decline_ranks", "all"}});
   ASSERT_NE(world, nullptr);
   world->run([&](int p) {
     auto ops = world->team(p);
@@ -114,42 +114,42 @@ TEST(DecliningCandidateTest, EveryRankDeclinesAndTheNextCandidateServesEveryCall
     Status b = (*ops)->broadcast(w, w, 0);
     ASSERT_TRUE(b.ok()) << b;
     for (float x : weights) EXPECT_EQ(x, 7.0f);
-    Status s = all_reduce(**ops, p, 2, 8);
+    Status s = sum_all_reduce(**ops, p, 2, 8);
     ASSERT_TRUE(s.ok()) << s;
-    auto sel = explain_all_reduce(**ops, 8);
+    auto sel = explain_in_place_sum(**ops, 8);
     ASSERT_TRUE(sel.ok()) << sel.status();
-    EXPECT_EQ(sel->chosen->id, kExchange);
-    EXPECT_THAT(verdict_of(*sel, kFirst),
+    EXPECT_EQ(sel->chosen->id, kStoreExchange);
+    EXPECT_THAT(declining_verdict(*sel, kDecliningFirst),
                 AllOf(HasSubstr("declined at team_create on worker 0: this backend cannot "
                                 "reach its peers (team_create call 1 on rank 0)"),
                       HasSubstr("; on worker 1: this backend cannot reach its peers "
                                 "(team_create call 1 on rank 1)")));
     // Later shapes neither ask it again nor disagree about it.
-    ASSERT_TRUE(all_reduce(**ops, p, 2, 3).ok());
-    auto later = explain_all_reduce(**ops, 3);
+    ASSERT_TRUE(sum_all_reduce(**ops, p, 2, 3).ok());
+    auto later = explain_in_place_sum(**ops, 3);
     ASSERT_TRUE(later.ok()) << later.status();
-    EXPECT_EQ(later->chosen->id, kExchange);
-    EXPECT_THAT(verdict_of(*later, kFirst), Not(HasSubstr("call 2")));
+    EXPECT_EQ(later->chosen->id, kStoreExchange);
+    EXPECT_THAT(declining_verdict(*later, kDecliningFirst), Not(HasSubstr("call 2")));
   });
 }
 
 TEST(DecliningCandidateTest, OneRankOfThreeDeclinesAndEveryRankSkipsIt) {
-  auto world = world_with(3, 1, {{"decline_ranks", "1"}});
+  auto world = declining_world(3, 1, {{"decline_ranks", "1"}});
   ASSERT_NE(world, nullptr);
   world->run([&](int p) {
     auto ops = world->team(p);
     ASSERT_TRUE(ops.ok()) << ops.status();
     std::chrono::steady_clock::duration took{};
     const auto start = std::chrono::steady_clock::now();
-    Status s = all_reduce(**ops, p, 3, 8);
+    Status s = sum_all_reduce(**ops, p, 3, 8);
     took = std::chrono::steady_clock::now() - start;
     ASSERT_TRUE(s.ok()) << s;
     EXPECT_LT(took, 10s) << "the ranks must agree, not wait out a deadline";
-    auto sel = explain_all_reduce(**ops, 8);
+    auto sel = explain_in_place_sum(**ops, 8);
     ASSERT_TRUE(sel.ok()) << sel.status();
-    EXPECT_EQ(sel->chosen->id, kExchange) << "process " << p;
+    EXPECT_EQ(sel->chosen->id, kStoreExchange) << "process " << p;
     // Ranks 0 and 2 made a state; they name worker 1, which declined.
-    EXPECT_EQ(verdict_of(*sel, kFirst),
+    EXPECT_EQ(declining_verdict(*sel, kDecliningFirst),
               "declined at team_create on worker 1: this backend cannot reach its peers "
               "(team_create call 1 on rank 1)")
         << "process " << p;
@@ -157,23 +157,23 @@ TEST(DecliningCandidateTest, OneRankOfThreeDeclinesAndEveryRankSkipsIt) {
 }
 
 TEST(DecliningCandidateTest, AFailedTeamCreateFailsTheCallOnEveryRankNamingIt) {
-  auto world = world_with(2, 1, {{"fail_ranks", "1"}});
+  auto world = declining_world(2, 1, {{"fail_ranks", "1"}});
   ASSERT_NE(world, nullptr);
   world->run([&](int p) {
     auto ops = world->team(p);
     ASSERT_TRUE(ops.ok()) << ops.status();
     const auto start = std::chrono::steady_clock::now();
-    Status s = all_reduce(**ops, p, 2, 8);
+    Status s = sum_all_reduce(**ops, p, 2, 8);
     EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
     EXPECT_EQ(s.code(), Code::kUnavailable) << s;
     EXPECT_THAT(s.message(), HasSubstr("injected team_create failure (team_create call 1 on "
                                        "rank 1)"))
         << s;
     if (p == 0) {
-      EXPECT_THAT(s.message(), HasSubstr(kFirst + "'s team_create failed on worker 1")) << s;
+      EXPECT_THAT(s.message(), HasSubstr(kDecliningFirst + "'s team_create failed on worker 1")) << s;
     }
     // Not skipped in silence: the team is unusable afterwards.
-    Status again = all_reduce(**ops, p, 2, 8);
+    Status again = sum_all_reduce(**ops, p, 2, 8);
     EXPECT_THAT(again.message(), HasSubstr("unusable after an earlier failure")) << again;
   });
 }
@@ -181,24 +181,24 @@ TEST(DecliningCandidateTest, AFailedTeamCreateFailsTheCallOnEveryRankNamingIt) {
 TEST(DecliningCandidateTest, ASupportsDeclineOnOneRankIsSkippedByAll) {
   // A plugin breaking rule 5: supports() differs by rank. Every rank still
   // picks the same algorithm, and explain says which rank declined.
-  auto world = world_with(2, 1, {{"supports_decline_ranks", "1"}});
+  auto world = declining_world(2, 1, {{"supports_decline_ranks", "1"}});
   ASSERT_NE(world, nullptr);
   world->run([&](int p) {
     auto ops = world->team(p);
     ASSERT_TRUE(ops.ok()) << ops.status();
-    Status s = all_reduce(**ops, p, 2, 8);
+    Status s = sum_all_reduce(**ops, p, 2, 8);
     ASSERT_TRUE(s.ok()) << s;
-    auto sel = explain_all_reduce(**ops, 8);
+    auto sel = explain_in_place_sum(**ops, 8);
     ASSERT_TRUE(sel.ok()) << sel.status();
-    EXPECT_EQ(sel->chosen->id, kExchange);
-    EXPECT_EQ(verdict_of(*sel, kFirst),
+    EXPECT_EQ(sel->chosen->id, kStoreExchange);
+    EXPECT_EQ(declining_verdict(*sel, kDecliningFirst),
               "declined at supports() on worker 1: declining's supports() refuses process "
               "rank 1");
   });
 }
 
 TEST(DecliningCandidateTest, AForcedAlgorithmThatDeclinesIsNotReplaced) {
-  auto world = world_with(2, 1, {{"decline_ranks", "all"}});
+  auto world = declining_world(2, 1, {{"decline_ranks", "all"}});
   ASSERT_NE(world, nullptr);
   world->run([&](int p) {
     auto ops = world->team(p);
@@ -206,26 +206,26 @@ TEST(DecliningCandidateTest, AForcedAlgorithmThatDeclinesIsNotReplaced) {
     float x = 1.0f;
     const Buffer b[] = {Buffer{&x, DType::kF32, 1, (*ops)->team().devices()[0]}};
     CallOptions forced;
-    forced.algorithm = kFirst;
+    forced.algorithm = kDecliningFirst;
     Status s = (*ops)->all_reduce(b, b, ReduceOp::kSum, forced);
     EXPECT_EQ(s.code(), Code::kNotSupported) << s;
-    EXPECT_THAT(s.message(), AllOf(HasSubstr(kFirst + ": declined at team_create on worker 0"),
+    EXPECT_THAT(s.message(), AllOf(HasSubstr(kDecliningFirst + ": declined at team_create on worker 0"),
                                    HasSubstr("cannot reach its peers")))
         << s;
     // A decline breaks nothing: the next call, unforced, runs.
-    ASSERT_TRUE(all_reduce(**ops, p, 2, 8).ok());
+    ASSERT_TRUE(sum_all_reduce(**ops, p, 2, 8).ok());
   });
 }
 
 TEST(DecliningCandidateTest, ComposedCallsSkipItInTheLocalAndCrossProcessParts) {
   // Two devices per process: no single algorithm covers the team, so the
   // call is composed, and both sub-teams meet the declining candidate.
-  auto world = world_with(2, 2, {{"decline_ranks", "all"}});
+  auto world = declining_world(2, 2, {{"decline_ranks", "all"}});
   ASSERT_NE(world, nullptr);
   world->run([&](int p) {
     auto ops = world->team(p);
     ASSERT_TRUE(ops.ok()) << ops.status();
-    Status s = all_reduce(**ops, p, 2, 8);
+    Status s = sum_all_reduce(**ops, p, 2, 8);
     ASSERT_TRUE(s.ok()) << s;
   });
 }
