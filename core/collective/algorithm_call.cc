@@ -108,10 +108,20 @@ StatusOr<void*> call_team_create(const AlgorithmEntry& algo,
                                  const strata_team_desc_t& team) {
   if (algo.table.team_create == nullptr) return static_cast<void*>(nullptr);
   void* state = nullptr;
-  STRATA_RETURN_IF_ERROR(guarded(algo, "team_create", [&](AbiMessage& m) {
-    return algo.table.team_create(algo.table.user_data, &team, &state, m.view());
-  }));
-  return state;
+  AbiMessage m;
+  strata_status_t st;
+  try {
+    st = algo.table.team_create(algo.table.user_data, &team, &state, m.view());
+  } catch (...) {
+    return InternalError(algo.id + " team_create" + kThrew);
+  }
+  if (st == STRATA_OK) return state;
+  if (st == STRATA_NOT_SUPPORTED) {
+    // A decline, like supports()'s: the plugin's own words are the reason.
+    const std::string why = m.str();
+    return NotSupportedError(why.empty() ? "declined without a reason" : why);
+  }
+  return from_abi(st, m, "team_create");
 }
 
 void call_team_destroy(const AlgorithmEntry& algo, void* team_state) {

@@ -36,6 +36,8 @@ struct EstimateAnswer {
   Status status;
 };
 EstimateAnswer probe_estimate(const AlgorithmEntry& algo, const strata_call_desc_t& call);
+
+// NOT_SUPPORTED (a decline) carries the plugin's reason alone as message.
 StatusOr<void*> call_team_create(const AlgorithmEntry& algo,
                                  const strata_team_desc_t& team);
 void call_team_destroy(const AlgorithmEntry& algo, void* team_state);

@@ -3,6 +3,7 @@
 #include <array>
 #include <tuple>
 
+#include "core/collective/agreed_selection.h"
 #include "core/collective/algorithm_call.h"
 #include "core/collective/call_agreement.h"
 #include "core/collective/call_checks.h"
@@ -84,31 +85,50 @@ SelectionQuery CollectiveOps::query_of(const strata_call_desc_t& desc,
   return {desc.op, desc.dtype, desc.redop, desc.count, desc.root, desc.in_place, forced};
 }
 
-StatusOr<const AlgorithmEntry*> CollectiveOps::select(const strata_call_desc_t& desc,
-                                                      const SelectionQuery& query, bool* fresh) {
+StatusOr<CollectiveOps::Chosen> CollectiveOps::select(const strata_call_desc_t& desc,
+                                                     const SelectionQuery& query,
+                                                     uint64_t sequence, Deadline deadline) {
+  if (const AlgorithmEntry* hit = team_->cached_selection(query)) {
+    STRATA_ASSIGN_OR_RETURN(void* state, team_->state_for(*hit, deadline));
+    return Chosen{hit, state};
+  }
   const std::string_view forced = std::get<std::string_view>(query);
-  *fresh = false;
-  if (const AlgorithmEntry* hit = team_->cached_selection(query)) return hit;
-  if (composed_shapes_.count(query) != 0) {
-    return NotSupportedError("no single algorithm covers this team; composed");
+  bool in_doubt = false;
+  auto picked =
+      select_on_every_rank(*team_, selector_, desc, forced, sequence, deadline, &in_doubt);
+  if (!picked.ok()) {
+    if (in_doubt) team_->mark_broken(picked.status());
+    return picked.status();
   }
-  *fresh = true;
   const auto key = std::make_from_tuple<SelectionKey>(query);  // owns the name
-  auto sel = selector_.select(desc, forced);
-  if (!sel.ok()) {
-    if (sel.status().code() == Code::kNotSupported && forced.empty()) {
-      composed_shapes_.insert(key);
-    }
-    return sel.status();
-  }
-  team_->cache_selection(key, sel->chosen);
-  return sel->chosen;
+  team_->cache_selection(key, picked->algorithm);
+  if (forced.empty()) selections_[key] = std::move(picked->selection);
+  return Chosen{picked->algorithm, picked->team_state};
 }
 
 StatusOr<Selection> CollectiveOps::explain(CollectiveKind op, DType dtype, uint64_t count,
                                            ReduceOp redop, bool in_place, int root) {
   std::lock_guard lock(mu_);
-  return selector_.select(describe(op, dtype, count, redop, root, in_place));
+  const strata_call_desc_t desc = describe(op, dtype, count, redop, root, in_place);
+  const SelectionQuery query = query_of(desc, {});
+  // A shape already run: what its first call decided, declines included.
+  if (auto it = selections_.find(query); it != selections_.end()) return it->second;
+  if (!team_->multi_process()) {
+    // One process needs no peers to try team_create, so explain walks the
+    // list exactly as the call will (and the state made is the call's).
+    const Deadline deadline = deadline_after(config_.timeout);
+    bool in_doubt = false;
+    STRATA_ASSIGN_OR_RETURN(
+        AgreedChoice picked,
+        select_on_every_rank(*team_, selector_, desc, {}, 0, deadline, &in_doubt));
+    const auto key = std::make_from_tuple<SelectionKey>(query);
+    team_->cache_selection(key, picked.algorithm);
+    selections_[key] = picked.selection;
+    return picked.selection;
+  }
+  // team_create needs every rank at once: before the first call of this
+  // shape, only the declines this team has met so far are known.
+  return selector_.select(desc, {}, &team_->declined_algorithms());
 }
 
 Status CollectiveOps::run(CollectiveKind kind, std::span<const Buffer> inputs,
@@ -136,42 +156,30 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
       describe(kind, shape->dtype, shape->count, op, root, shape->in_place);
   const SelectionQuery query = query_of(desc, options.algorithm);
   const bool repeat = last_call_.algo != nullptr && last_call_.key == query;
-  const AlgorithmEntry* chosen = last_call_.algo;
-  bool fresh = false;
-  if (!repeat) {
-    auto selected = select(desc, query, &fresh);
-    if (!selected.ok()) {
-      if (should_compose(selected.status(), options)) {
-        return run_composed(kind, inputs, outputs, op, root, desc, options);
-      }
-      return selected.status().with_context(no_algo_context());
-    }
-    chosen = *selected;
+  if (!repeat && composed_shapes_.count(query) != 0 && should_compose(options)) {
+    return run_composed(kind, inputs, outputs, op, root, desc, options);
   }
-  const AlgorithmEntry& algo = *chosen;
-
   const uint64_t sequence = team_->next_sequence();
-  auto context = [&] { return team_->context(&algo, collective_name(kind), sequence); };
   const auto timeout = options.timeout.value_or(config_.timeout);
   const Deadline deadline = call_deadline_after(timeout);
-  if (fresh && team_->multi_process()) {
-    Status agreed = agree_on_call(*team_, desc, algo.id, sequence, deadline);
-    if (!agreed.ok()) {
-      team_->mark_broken(agreed);
-      return agreed.with_context(context());
-    }
-  }
-
+  const AlgorithmEntry* chosen = last_call_.algo;
   void* team_state = last_call_.state;
   if (!repeat) {
-    auto state = team_->state_for(algo, deadline);
-    if (!state.ok()) {
-      team_->mark_broken(state.status());
-      return state.status().with_context(context());
+    auto selected = select(desc, query, sequence, deadline);
+    if (!selected.ok()) {
+      const Status& why = selected.status();
+      if (why.code() == Code::kNotSupported && should_compose(options)) {
+        composed_shapes_.insert(std::make_from_tuple<SelectionKey>(query));
+        return run_composed(kind, inputs, outputs, op, root, desc, options);
+      }
+      return why.with_context(team_->context(nullptr, collective_name(kind), sequence));
     }
-    team_state = *state;
-    last_call_ = {std::make_from_tuple<SelectionKey>(query), &algo, team_state};
+    chosen = selected->algorithm;
+    team_state = selected->team_state;
+    last_call_ = {std::make_from_tuple<SelectionKey>(query), chosen, team_state};
   }
+  const AlgorithmEntry& algo = *chosen;
+  auto context = [&] { return team_->context(&algo, collective_name(kind), sequence); };
   // Teams rarely have more than a handful of local devices: no heap for them.
   constexpr size_t kInline = 16;
   std::array<strata_buffer_t, kInline> in_inline;
@@ -213,9 +221,8 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
   return Status::Ok();
 }
 
-bool CollectiveOps::should_compose(const Status& selection, const CallOptions& options) const {
-  return selection.code() == Code::kNotSupported && options.algorithm.empty() &&
-         team_->multi_process() && team_->local_count() > 1;
+bool CollectiveOps::should_compose(const CallOptions& options) const {
+  return options.algorithm.empty() && team_->multi_process() && team_->local_count() > 1;
 }
 
 Status CollectiveOps::run_composed(CollectiveKind kind, std::span<const Buffer> inputs,

@@ -10,6 +10,7 @@
 #define STRATA_CORE_COLLECTIVE_COLLECTIVE_OPS_H_
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -72,7 +73,13 @@ class CollectiveOps {
   Status batch_all_reduce(std::span<const std::vector<Buffer>> per_replica, ReduceOp op,
                           const CallOptions& options = {});
 
-  // What the selector would pick for a call of this shape, and why.
+  // What the selector picks for a call of this shape, and why, with every
+  // candidate's verdict. For a shape already called: what its first call
+  // decided, declines found on any rank included. Otherwise, on a team of
+  // one process: the walk a call would make, team_create included (the
+  // state it makes is kept for the calls); on a team of several processes,
+  // where team_create needs every rank at once: supports() and the
+  // team_create declines this team has met so far.
   StatusOr<Selection> explain(CollectiveKind op, DType dtype, uint64_t count,
                               ReduceOp redop = ReduceOp::kSum, bool in_place = false,
                               int root = 0);
@@ -92,12 +99,18 @@ class CollectiveOps {
   strata_call_desc_t describe(CollectiveKind kind, DType dtype, uint64_t count, ReduceOp op,
                               int root, bool in_place) const;
   static SelectionQuery query_of(const strata_call_desc_t& desc, std::string_view forced);
-  // `fresh` is set when this shape was not selected before on this team.
-  StatusOr<const AlgorithmEntry*> select(const strata_call_desc_t& desc,
-                                         const SelectionQuery& query, bool* fresh);
-  // Whether a failed selection should fall back to composition: a team of
-  // several processes with several devices each, and nothing forced.
-  bool should_compose(const Status& selection, const CallOptions& options) const;
+  struct Chosen {
+    const AlgorithmEntry* algorithm;
+    void* team_state;
+  };
+  // The algorithm for this shape and its team state: cached, or selected
+  // on every rank alike (agreed_selection.h) the first time the shape is
+  // seen; a failure that leaves the ranks in doubt breaks the team.
+  StatusOr<Chosen> select(const strata_call_desc_t& desc, const SelectionQuery& query,
+                          uint64_t sequence, Deadline deadline);
+  // Whether a shape no single algorithm serves is composed instead: a team
+  // of several processes with several devices each, and nothing forced.
+  bool should_compose(const CallOptions& options) const;
   Status run_composed(CollectiveKind kind, std::span<const Buffer> inputs,
                       std::span<const Buffer> outputs, ReduceOp op, int root,
                       const strata_call_desc_t& desc, const CallOptions& options);
@@ -109,6 +122,8 @@ class CollectiveOps {
   PackScratch scratch_;
   std::unique_ptr<ComposedCollective> composed_;  // built on the first composed call
   std::set<SelectionKey, std::less<>> composed_shapes_;
+  // How each shape's first call chose its algorithm, for explain().
+  std::map<SelectionKey, Selection, std::less<>> selections_;
   // The previous call's shape, algorithm and team state. A training loop
   // repeats its shapes, and right after a context switch the two map walks
   // that find them cost more than one comparison (docs/performance/mpi_per_call.md,

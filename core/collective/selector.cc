@@ -140,8 +140,26 @@ std::vector<Candidate> Selector::ordered_candidates(const strata_call_desc_t& ca
   return out;
 }
 
-StatusOr<Selection> Selector::select(const strata_call_desc_t& call,
-                                     std::string_view forced) const {
+StatusOr<Selection> Selector::select(const strata_call_desc_t& call, std::string_view forced,
+                                     const KnownDeclines* known_declines) const {
+  STRATA_ASSIGN_OR_RETURN(Selection sel, walk(call, forced, known_declines));
+  if (sel.chosen == nullptr) return no_winner(call, sel);
+  return sel;
+}
+
+Status Selector::no_winner(const strata_call_desc_t& call, const Selection& walked) {
+  std::string why;
+  for (const auto& c : walked.candidates) {
+    why += "\n  " + c.algorithm->id + ": " + c.verdict;
+  }
+  if (walked.candidates.empty()) why = " (no algorithm is registered for this op)";
+  return NotSupportedError(std::string("no algorithm accepts ") + sdk::op_name(call.op) + " of " +
+                           std::to_string(call.count) + " x " + sdk::dtype_name(call.dtype) +
+                           ":" + why);
+}
+
+StatusOr<Selection> Selector::walk(const strata_call_desc_t& call, std::string_view forced,
+                                   const KnownDeclines* known_declines) const {
   Selection sel;
   if (!forced.empty()) {
     const AlgorithmEntry* algo = registry_.find_algorithm(forced);
@@ -175,46 +193,47 @@ StatusOr<Selection> Selector::select(const strata_call_desc_t& call,
       c.verdict = "not tried";
       continue;
     }
+    if (known_declines != nullptr) {
+      if (auto known = known_declines->find(c.algorithm); known != known_declines->end()) {
+        c.verdict = "declined " + known->second;
+        continue;
+      }
+    }
     const Support support = call_supports(*c.algorithm, call);
     if (!support.accepted) {
       c.verdict = "declined: " + support.reason;
+      c.declined_by_supports = true;
       continue;
     }
     c.accepted = true;
     c.verdict = "selected";
     sel.chosen = c.algorithm;
-    if (c.source == "auto" && c.measured) {
-      sel.reason = "fastest measured (" + format_seconds(*c.measured) + " in " +
-                   config_.tuning->source() + ") among the algorithms that accept the call";
-    } else if (c.source == "auto") {
-      sel.reason = c.estimate ? "lowest estimate (" + format_seconds(*c.estimate) +
-                                    ") among the algorithms that accept the call"
-                              : "first algorithm that accepts the call (no estimates)";
-      if (config_.tuning) {
-        // Measured candidates come first, so a winner without a measurement
-        // means either none was measured here or every measured one declined.
-        const bool measured_declined =
-            std::any_of(sel.candidates.begin(), sel.candidates.end(),
-                        [](const Candidate& m) { return m.measured.has_value(); });
-        sel.reason += "; " + config_.tuning->source() +
-                      (measured_declined ? " measured only algorithms that declined the call"
-                                         : " has no measurement that covers it");
-      }
-    } else {
-      sel.reason = "chosen by " + c.source;
-    }
-  }
-  if (sel.chosen == nullptr) {
-    std::string why;
-    for (const auto& c : sel.candidates) {
-      why += "\n  " + c.algorithm->id + ": " + c.verdict;
-    }
-    if (sel.candidates.empty()) why = " (no algorithm is registered for this op)";
-    return NotSupportedError(std::string("no algorithm accepts ") + sdk::op_name(call.op) +
-                             " of " + std::to_string(call.count) + " x " +
-                             sdk::dtype_name(call.dtype) + ":" + why);
+    sel.reason = winner_reason(c, sel.candidates);
   }
   return sel;
+}
+
+std::string Selector::winner_reason(const Candidate& c,
+                                    const std::vector<Candidate>& candidates) const {
+  if (c.source == "auto" && c.measured) {
+    return "fastest measured (" + format_seconds(*c.measured) + " in " +
+           config_.tuning->source() + ") among the algorithms that accept the call";
+  }
+  if (c.source != "auto") return "chosen by " + c.source;
+  std::string reason = c.estimate ? "lowest estimate (" + format_seconds(*c.estimate) +
+                                        ") among the algorithms that accept the call"
+                                  : "first algorithm that accepts the call (no estimates)";
+  if (config_.tuning) {
+    // Measured candidates come first, so a winner without a measurement
+    // means either none was measured here or every measured one declined.
+    const bool measured_declined =
+        std::any_of(candidates.begin(), candidates.end(),
+                    [](const Candidate& m) { return m.measured.has_value(); });
+    reason += "; " + config_.tuning->source() +
+              (measured_declined ? " measured only algorithms that declined the call"
+                                 : " has no measurement that covers it");
+  }
+  return reason;
 }
 
 }  // namespace strata

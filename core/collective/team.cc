@@ -82,16 +82,6 @@ Team::~Team() {
   for (auto& [algo, state] : states_) call_team_destroy(*algo, state);
 }
 
-StatusOr<void*> Team::state_for(const AlgorithmEntry& algo, Deadline deadline) {
-  if (auto it = states_.find(&algo); it != states_.end()) return it->second;
-  strata_team_desc_t desc = desc_;
-  desc.deadline_ns = to_ns(deadline);
-  auto state = call_team_create(algo, desc);
-  if (!state.ok()) return state.status();
-  states_.emplace(&algo, *state);
-  return *state;
-}
-
 Status Team::check_health() const {
   if (!multi_process() || !spec_.health_check) return Status::Ok();
   return spec_.health_check();

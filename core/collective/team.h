@@ -70,7 +70,18 @@ class Team {
 
   // The algorithm's per-team state, created on first use (team_create may
   // rendezvous with the other processes, which reach it at the same call).
+  // In a team of several processes every rank then tells the others how its
+  // team_create went (team_state_agreement.cc), so all ranks use the state
+  // or none does. NOT_SUPPORTED when team_create declined on any rank: the
+  // decline is kept (declined_algorithms()) and the algorithm never tried
+  // again on this team. Any other failure, here or on a peer, is returned
+  // with the rank it happened on.
   StatusOr<void*> state_for(const AlgorithmEntry& algo, Deadline deadline);
+  // Algorithms whose team_create declined this team, with where and why:
+  // "at team_create on worker 1: <the plugin's reason>".
+  const std::map<const AlgorithmEntry*, std::string>& declined_algorithms() const {
+    return declined_;
+  }
 
   uint64_t next_sequence() { return sequence_++; }
 
@@ -108,6 +119,7 @@ class Team {
   std::unique_ptr<PrefixStore> store_;
   strata_team_desc_t desc_{};
   std::map<const AlgorithmEntry*, void*> states_;
+  std::map<const AlgorithmEntry*, std::string> declined_;
   std::map<SelectionKey, const AlgorithmEntry*, std::less<>> selections_;
   uint64_t sequence_ = 0;
   Status broken_;

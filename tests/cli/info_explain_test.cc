@@ -100,6 +100,23 @@ TEST(CliExplain, AllReduceShowsDeclinesThenTheWinner) {
                                    "estimate"));
 }
 
+TEST(CliExplain, ACandidateThatDeclinesTheTeamAtTeamCreateIsSkipped) {
+  // declining/all_reduce/first is first in AUTO and accepts every call, but
+  // its team_create declines the team (as the mpi plugin does outside one
+  // MPI world): explain must show that and name the candidate that runs.
+  const std::string config = temp_path("declining.yaml");
+  std::ofstream(config) << "strata: 1\nplugins:\n  options:\n"
+                           "    declining: {decline_ranks: all}\n";
+  const CliResult r =
+      run_cli("explain all_reduce 4KiB --config " + quoted(config), DECLINING_PLUGIN_DIR);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex(" 1 +declining/all_reduce/first +auto +0\\.00 us +- +declined "
+                                   "at team_create: this backend cannot reach its peers"));
+  EXPECT_THAT(r.out, ContainsRegex(" 2 +hierarchical_copy/all_reduce/[a-z_]+ +auto [^\n]* "
+                                   "selected"));
+  EXPECT_THAT(r.out, ContainsRegex("winner: hierarchical_copy/all_reduce/"));
+}
+
 TEST(CliExplain, InTreeAlgorithmsDeclineDevicesWithoutPeerAccess) {
   const CliResult r =
       run_cli("explain all_reduce 1MiB --device-type cli_staged", test_plugin_dir());

@@ -179,6 +179,35 @@ TEST_F(SelectorTest, DeclineMovesToTheNextCandidateTheSameWayEveryTime) {
   EXPECT_EQ(again.chosen, s.chosen);
 }
 
+TEST_F(SelectorTest, KnownDeclinesAreSkippedWithWhereAndWhy) {
+  // What core learnt elsewhere (a team_create that declined the team, a
+  // peer's supports()) is a decline like supports()'s own, without asking.
+  add("p", "a", est(1e-6));
+  add("p", "b", declines("too small", 2e-6));
+  add("p", "c", est(3e-6));
+  KnownDeclines known;
+  known[registry_.find_algorithm("p/all_reduce/a")] = "at team_create on worker 1: no route";
+  auto walked = Selector(registry_, config_).walk(call_, {}, &known);
+  ASSERT_TRUE(walked.ok()) << walked.status();
+  EXPECT_EQ(walked->chosen->id, "p/all_reduce/c");
+  EXPECT_THAT(listing(*walked),
+              ElementsAre("p/all_reduce/a: declined at team_create on worker 1: no route",
+                          "p/all_reduce/b: declined: too small", "p/all_reduce/c: selected"));
+  // Only b's decline is this rank's own supports() answer.
+  EXPECT_FALSE(walked->candidates[0].declined_by_supports);
+  EXPECT_TRUE(walked->candidates[1].declined_by_supports);
+  // With c known to decline too, the walk ends without a winner, not an error.
+  known[registry_.find_algorithm("p/all_reduce/c")] = "at team_create: no scratch";
+  auto none = Selector(registry_, config_).walk(call_, {}, &known);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->chosen, nullptr);
+  EXPECT_EQ(Selector::no_winner(call_, *none).message(),
+            "no algorithm accepts all_reduce of 1024 x f32:\n"
+            "  p/all_reduce/a: declined at team_create on worker 1: no route\n"
+            "  p/all_reduce/b: declined: too small\n"
+            "  p/all_reduce/c: declined at team_create: no scratch");
+}
+
 TEST_F(SelectorTest, AllDeclinedListsEveryReason) {
   add("p", "a", declines("needs a power of two replicas"));
   add("p", "b", declines("f32 only on Tuesdays", 2e-3));

@@ -3,19 +3,22 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 
 #include "core/plugin/registry.h"
 
 namespace strata::testing {
 
-std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count, Config config) {
+std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count, Config config,
+                                                    std::vector<std::string> more_plugins) {
   config.devices.cpu_count = cpu_count;
-  auto rt = Runtime::create(
-      config, RuntimeOptions{.discover_plugins = false,
-                             .use_environment = false,
-                             .plugin_files = {
-                                 std::string(STRATA_PLUGIN_DIR) + "/libstrata_hierarchical_copy.so",
-                                 std::string(STRATA_MULTI_PROCESS_PLUGIN)}});
+  std::vector<std::filesystem::path> plugins = {
+      std::string(STRATA_PLUGIN_DIR) + "/libstrata_hierarchical_copy.so",
+      std::string(STRATA_MULTI_PROCESS_PLUGIN)};
+  plugins.insert(plugins.end(), more_plugins.begin(), more_plugins.end());
+  auto rt = Runtime::create(config, RuntimeOptions{.discover_plugins = false,
+                                                   .use_environment = false,
+                                                   .plugin_files = std::move(plugins)});
   if (!rt.ok()) {
     ADD_FAILURE() << rt.status();
     return nullptr;
@@ -23,12 +26,14 @@ std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count, Config config
   return *rt;
 }
 
-std::unique_ptr<ProcessWorld> ProcessWorld::create(int processes, int local) {
+std::unique_ptr<ProcessWorld> ProcessWorld::create(int processes, int local, Config config,
+                                                   std::vector<std::string> more_plugins) {
   static std::atomic<int> next_space{0};
   auto world = std::make_unique<ProcessWorld>();
   world->processes_ = processes;
   world->local_ = local;
-  world->runtime_ = make_multi_process_runtime(processes * local);
+  world->runtime_ =
+      make_multi_process_runtime(processes * local, std::move(config), std::move(more_plugins));
   if (world->runtime_ == nullptr) return nullptr;
   const StoreTypeEntry* memory = world->runtime_->registry().find_store_type("memory");
   const std::string space = "process_world_" + std::to_string(next_space++);

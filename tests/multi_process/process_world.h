@@ -18,14 +18,19 @@
 namespace strata::testing {
 
 // A Runtime with `cpu_count` CPU devices and the hierarchical_copy and
-// store_exchange plugins, otherwise configured by `config` (a "process"
-// with its own collectives section); nullptr (with a test failure) on error.
-std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count, Config config = {});
+// store_exchange plugins (and the files in `more_plugins`), otherwise
+// configured by `config` (a "process" with its own collectives section, or
+// plugin options); nullptr (with a test failure) on error.
+std::shared_ptr<Runtime> make_multi_process_runtime(int cpu_count, Config config = {},
+                                                    std::vector<std::string> more_plugins = {});
 
 class ProcessWorld {
  public:
-  // `processes` x `local` devices; nullptr (with a test failure) on error.
-  static std::unique_ptr<ProcessWorld> create(int processes, int local);
+  // `processes` x `local` devices, one Runtime made by
+  // make_multi_process_runtime(.., config, more_plugins); nullptr (with a
+  // test failure) on error.
+  static std::unique_ptr<ProcessWorld> create(int processes, int local, Config config = {},
+                                              std::vector<std::string> more_plugins = {});
 
   int processes() const { return processes_; }
   int local() const { return local_; }

@@ -1,8 +1,9 @@
 // `strata explain OP SIZE`: the selector's candidate list for one call, in
 // the order it is walked, with each candidate's source, estimate, measured
 // time (when the config names a tuning file) and verdict,
-// then the winner and why. Nothing runs: selection only asks supports() and
-// estimate(), exactly as a real call would on every rank.
+// then the winner and why. No collective runs: selection asks supports() and
+// estimate(), and the winner's team_create (a decline there moves on to the
+// next candidate), exactly as a call's first use would.
 #include <cstdio>
 #include <iostream>
 #include <memory>
