@@ -109,7 +109,7 @@ Status CheckpointSaverHook::save(Model& model) {
   // several writers of one directory would race (as in TF).
   // Every worker builds the checkpoint: reading distributed values may be a
   // collective that needs all of them.
-  auto checkpoint = model.to_checkpoint();
+  STRATA_ASSIGN_OR_RETURN(Checkpoint checkpoint, model.to_checkpoint());
   if (model.strategy().is_chief()) STRATA_RETURN_IF_ERROR(manager_->save(checkpoint).status());
   last_saved_step_ = model.global_step();
   last_save_ = std::chrono::steady_clock::now();

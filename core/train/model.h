@@ -101,8 +101,9 @@ class Model {
 
   // Strategy-agnostic state: every variable's logical value by name, the
   // optimizer's slots under "optimizer/", the step, and where fit() stands
-  // (fit_position.h).
-  Checkpoint to_checkpoint() const;
+  // (fit_position.h). Fails when a variable cannot be read (a sync-on-read
+  // value's collective), rather than leave it out.
+  StatusOr<Checkpoint> to_checkpoint() const;
   // The checks restore() makes before changing anything: every variable
   // present with its shape, values finite unless allowed, a readable fit
   // position. Lets workers agree a checkpoint is usable before any restores.

@@ -30,12 +30,17 @@ std::string first_non_finite(const Tensor& tensor) {
 
 }  // namespace
 
-Checkpoint Model::to_checkpoint() const {
+StatusOr<Checkpoint> Model::to_checkpoint() const {
   Checkpoint checkpoint;
   checkpoint.step = global_step_;
   for (const VariablePtr& v : variables_) {
+    // A variable left out would make a checkpoint that restores nowhere.
     auto value = v->read_value();
-    if (value.ok()) checkpoint.tensors.emplace(v->name(), std::move(*value));
+    if (!value.ok()) {
+      return value.status().prefixed("checkpoint of step " + std::to_string(global_step_) +
+                                        ": reading variable '" + v->name() + "'");
+    }
+    checkpoint.tensors.emplace(v->name(), std::move(*value));
   }
   for (auto& [name, value] : optimizer_->state()) {
     checkpoint.tensors.emplace("optimizer/" + name, value);

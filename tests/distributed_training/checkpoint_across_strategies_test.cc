@@ -39,7 +39,7 @@ TEST_P(CheckpointAcrossStrategiesTest, RestoresIdenticalValuesUnderAnotherStrate
   ASSERT_NE(trained, nullptr);
   const Dataset data = batches(digits(128), 32);
   ASSERT_TRUE(trained->fit(data).ok());
-  ASSERT_TRUE(manager.save(trained->to_checkpoint()).ok());
+  ASSERT_TRUE(manager.save(trained->to_checkpoint().value()).ok());
 
   auto restored = digits_model(*to, make_adam(0.01f));
   ASSERT_NE(restored, nullptr);

@@ -244,7 +244,7 @@ TEST_F(ResumeTest, NonFiniteValuesAreRefusedUnlessAllowed) {
   const std::string kernel = source->variables().front()->name();
   constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
   for (float bad : {kNaN, std::numeric_limits<float>::infinity()}) {
-    Checkpoint checkpoint = source->to_checkpoint();
+    Checkpoint checkpoint = source->to_checkpoint().value();
     checkpoint.tensors.at(kernel).values()[5] = bad;
     save_edited(*manager(), checkpoint);
     auto m = model();
@@ -257,7 +257,7 @@ TEST_F(ResumeTest, NonFiniteValuesAreRefusedUnlessAllowed) {
     EXPECT_EQ(max_difference(weights_of(*m), initial), 0.0) << "changed before refusing";
   }
   // An optimizer slot counts too.
-  Checkpoint slot = source->to_checkpoint();
+  Checkpoint slot = source->to_checkpoint().value();
   std::string slot_name;
   for (auto& [name, tensor] : slot.tensors) {
     if (name.starts_with("optimizer/") && tensor.size() > 1) {
@@ -283,7 +283,7 @@ TEST_F(ResumeTest, NonFiniteValuesAreRefusedUnlessAllowed) {
 
 TEST_F(ResumeTest, StepsThatWouldOverflowOrAreNegativeAreErrors) {
   auto source = model();
-  Checkpoint checkpoint = source->to_checkpoint();
+  Checkpoint checkpoint = source->to_checkpoint().value();
   checkpoint.step = std::numeric_limits<int64_t>::max();
   save_edited(*manager(), checkpoint);
   auto m = model();
@@ -294,7 +294,7 @@ TEST_F(ResumeTest, StepsThatWouldOverflowOrAreNegativeAreErrors) {
   EXPECT_EQ(m->global_step(), std::numeric_limits<int64_t>::max());
 
   // A negative step (the file format allows one) cannot be resumed either.
-  Checkpoint negative = source->to_checkpoint();
+  Checkpoint negative = source->to_checkpoint().value();
   negative.step = -7;
   EXPECT_EQ(m->check_restorable(negative).code(), Code::kInvalidArgument);
   EXPECT_EQ(m->restore(negative).code(), Code::kInvalidArgument);
@@ -303,7 +303,7 @@ TEST_F(ResumeTest, StepsThatWouldOverflowOrAreNegativeAreErrors) {
   // The optimizer's iteration count: a float, which a cast to int64 would
   // overflow (undefined behaviour) if it were not checked first.
   std::filesystem::remove_all(dir_.path());
-  Checkpoint counted = source->to_checkpoint();
+  Checkpoint counted = source->to_checkpoint().value();
   counted.tensors.at("optimizer/iterations") = Tensor::scalar(1e30f);
   save_edited(*manager(), counted);
   auto n = model();
@@ -323,7 +323,7 @@ TEST_F(ResumeTest, AForgedPositionIsRefused) {
       {"fit/batches_in_epoch", "0"},  // fewer batches read than steps run
       {"fit/data_state", "1,,2"}};
   for (const auto& [key, value] : forgeries) {
-    Checkpoint checkpoint = source->to_checkpoint();
+    Checkpoint checkpoint = source->to_checkpoint().value();
     checkpoint.metadata["fit/steps_in_epoch"] = "4";
     checkpoint.metadata["fit/batches_in_epoch"] = "4";
     checkpoint.metadata[key] = value;
@@ -331,7 +331,7 @@ TEST_F(ResumeTest, AForgedPositionIsRefused) {
     EXPECT_EQ(s.code(), Code::kDataLoss) << key << " = " << value << ": " << s;
     EXPECT_THAT(s.message(), HasSubstr(key));
   }
-  Checkpoint partial = source->to_checkpoint();
+  Checkpoint partial = source->to_checkpoint().value();
   partial.metadata.erase("fit/data_state");
   EXPECT_EQ(source->check_restorable(partial).code(), Code::kDataLoss);
 }
