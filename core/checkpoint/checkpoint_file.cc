@@ -232,7 +232,9 @@ Status verify_checkpoint(const std::filesystem::path& path) {
   Fd file;
   uint64_t size = 0;
   STRATA_RETURN_IF_ERROR(open_checkpoint(path, file, size));
-  std::vector<unsigned char> chunk(1 << 20);
+  // No bigger than the file: a fresh 1 MiB buffer costs 256 page faults,
+  // which dominated verifying small files (seen fuzzing the reader).
+  std::vector<unsigned char> chunk(static_cast<size_t>(std::min<uint64_t>(size, 1 << 20)));
   const size_t head = static_cast<size_t>(std::min<uint64_t>(size, kCheckpointHeaderBytes));
   STRATA_RETURN_IF_ERROR(read_exact(file.fd, chunk.data(), head, path));
   CheckpointHeader header;

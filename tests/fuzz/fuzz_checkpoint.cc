@@ -27,15 +27,23 @@ namespace {
 // A private directory, in memory where the machine has /dev/shm: each
 // input costs a write and a read, not a disk sync.
 const fs::path& work_dir() {
-  static const fs::path dir = [] {
+  // Never destroyed: the atexit handler below runs after static objects
+  // made later than its registration are gone.
+  static const fs::path* const dir = [] {
     std::error_code ec;
-    fs::path base = fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
+    const fs::path base =
+        fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
     std::string pattern = (base / "strata-fuzz-ckpt-XXXXXX").string();
     STRATA_FUZZ_CHECK(::mkdtemp(pattern.data()) != nullptr, pattern);
-    std::atexit([] { std::error_code e; fs::remove_all(work_dir(), e); });
-    return fs::path(pattern);
+    return new fs::path(pattern);
   }();
-  return dir;
+  static const bool cleanup = (std::atexit([] {
+                                 std::error_code e;
+                                 fs::remove_all(*dir, e);
+                               }),
+                               true);
+  (void)cleanup;
+  return *dir;
 }
 
 void write_file(const fs::path& path, std::string_view bytes) {

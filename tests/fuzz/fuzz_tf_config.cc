@@ -1,7 +1,8 @@
 // Fuzz target: TF_CONFIG (core/cluster/resolvers/tf_config_resolver.h,
-// parse_tf_config). Any text must give a ClusterSpec that validates, whose
-// addresses hold no NUL byte, or an INVALID_ARGUMENT starting "TF_CONFIG";
-// through the resolver (blank = NOT_SUPPORTED) the same.
+// parse_tf_config). Any text must give a ClusterSpec whose addresses hold no
+// NUL byte, or an INVALID_ARGUMENT starting "TF_CONFIG"; through the
+// resolver (blank = NOT_SUPPORTED) the same. ClusterSpec::validate, which
+// resolve_cluster runs next, must name TF_CONFIG when it refuses.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,13 +16,19 @@
 namespace {
 
 void check_spec(const strata::ClusterSpec& spec) {
-  STRATA_FUZZ_CHECK(spec.validate().ok(), spec.validate().to_string());
   for (const auto& [job, addresses] : spec.jobs) {
     for (const std::string& address : addresses) {
       STRATA_FUZZ_CHECK(address.find('\0') == std::string::npos, job + ": " + address);
     }
   }
-  // What every process of the job derives from it must be in range.
+  // resolve_cluster validates what a resolver found (duplicate addresses,
+  // ...); a refusal names TF_CONFIG too. Past it, what every process of the
+  // job derives from the spec must be in range.
+  const strata::Status valid = spec.validate();
+  if (!valid.ok()) {
+    STRATA_FUZZ_CHECK(valid.message().find("TF_CONFIG") != std::string::npos, valid.to_string());
+    return;
+  }
   if (spec.rank()) {
     STRATA_FUZZ_CHECK(*spec.rank() >= 0 && *spec.rank() < spec.world_size(), spec.to_string());
     (void)spec.address_of_rank(*spec.rank());
