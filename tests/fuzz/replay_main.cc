@@ -8,9 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
-#include <string>
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
@@ -31,17 +29,18 @@ int main(int argc, char** argv) {
   }
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
+    // A heap block of exactly the input's size (never NULL, even when
+    // empty), as libFuzzer passes it, so a sanitizer sees any read past it.
+    std::error_code ec;
+    const auto size = static_cast<size_t>(fs::file_size(file, ec));
+    std::unique_ptr<uint8_t[]> data(new uint8_t[size]);
     std::ifstream in(file, std::ios::binary);
-    if (!in) {
+    in.read(reinterpret_cast<char*>(data.get()), static_cast<std::streamsize>(size));
+    if (ec || !in || static_cast<size_t>(in.gcount()) != size) {
       std::cerr << "cannot read " << file << "\n";
       return 1;
     }
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // A heap copy of exactly the input's size (never NULL, even when
-    // empty), as libFuzzer passes it, so a sanitizer sees any read past it.
-    std::unique_ptr<uint8_t[]> data(new uint8_t[bytes.size()]);
-    std::copy(bytes.begin(), bytes.end(), data.get());
-    LLVMFuzzerTestOneInput(data.get(), bytes.size());
+    LLVMFuzzerTestOneInput(data.get(), size);
   }
   if (files.empty()) {
     std::cerr << "no inputs found; usage: " << argv[0] << " FILE_OR_DIR...\n";
