@@ -50,37 +50,58 @@ echo "fuzz: built in $(( $(date +%s) - start ))s"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export STRATA_LOG_LEVEL=off
-failed=()
-for t in "${targets[@]}"; do
-  bin="$build/tests/fuzz/strata_fuzz_$t"
-  seeds="$root/tests/fuzz/corpus/$t"
-  scratch="$build/corpus/$t"
-  artifacts="$build/artifacts/$t"
+# One target: its corpus, then fuzzing. Prints one summary line (or the
+# report) into $build/fuzz-<target>.summary; fails on a finding.
+fuzz_one() {
+  local t=$1
+  local bin="$build/bin/strata_fuzz_$t" seeds="$root/tests/fuzz/corpus/$t"
+  local scratch="$build/corpus/$t" artifacts="$build/artifacts/$t"
+  local log="$build/fuzz-$t.log" summary="$build/fuzz-$t.summary" t0 stats execs
   mkdir -p "$scratch" "$artifacts"
+  rm -f "$build/fuzz-$t.failed"
   t0=$(date +%s)
   # -timeout: one input past 10 s is a hang; -rss_limit_mb: a parser that
   # allocates what a length field claims is a finding, not a slow run.
-  common=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
-          -artifact_prefix="$artifacts/" -print_final_stats=1)
-  log="$build/fuzz-$t.log"
+  local common=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
+                -artifact_prefix="$artifacts/" -print_final_stats=1)
   if ! "$bin" "${common[@]}" -runs=0 "$seeds" >"$log" 2>&1; then
-    echo "fuzz: $t crashed on its committed corpus:"; tail -40 "$log"; failed+=("$t"); continue
+    { echo "fuzz: $t crashed on its committed corpus:"; tail -40 "$log"; } >"$summary"
+    touch "$build/fuzz-$t.failed"
+    return 1
   fi
-  if ((jobs > 1)); then
-    fork=(-fork="$jobs" -ignore_crashes=0)
-  else
-    fork=()
+  local fork=()
+  ((jobs > 1)) && fork=(-fork="$jobs" -ignore_crashes=0)
+  local rc=0
+  "$bin" "${common[@]}" "${fork[@]}" -max_total_time="$seconds" "$scratch" "$seeds" \
+    >>"$log" 2>&1 || rc=1
+  stats=$(grep -aE '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -1 || true)
+  execs=$(grep -aE 'stat::number_of_executed_units' "$log" | tail -1 | awk '{print $2}' || true)
+  if ((rc)); then
+    { echo "fuzz: $t found a crash (input in $artifacts):"; tail -40 "$log"; } >"$summary"
+    touch "$build/fuzz-$t.failed"
+    return 1
   fi
-  if ! "$bin" "${common[@]}" "${fork[@]}" -max_total_time="$seconds" \
-       "$scratch" "$seeds" >>"$log" 2>&1; then
-    echo "fuzz: $t found a crash (input in $artifacts):"; tail -40 "$log"; failed+=("$t")
-  fi
-  stats=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -1 || true)
-  execs=$(grep -E 'stat::number_of_executed_units' "$log" | tail -1 | awk '{print $2}' || true)
-  echo "fuzz: $t: $(( $(date +%s) - t0 ))s, ${execs:-?} execs; last status: ${stats:-none}"
+  echo "fuzz: $t: $(( $(date +%s) - t0 ))s, ${execs:-?} execs; last status: ${stats:-none}" \
+    >"$summary"
   if ((merge)); then
     "$bin" -merge=1 -max_len=4096 "$seeds" "$scratch" >>"$log" 2>&1
   fi
+}
+
+# The targets run side by side, one per core (each fuzzer is one process,
+# or --jobs with fork mode): on CI's 2 cores the stage takes about half as
+# long as one after the other.
+parallel=$(nproc)
+((jobs > 1)) && parallel=1
+for t in "${targets[@]}"; do
+  while (( $(jobs -rp | wc -l) >= parallel )); do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait || true
+failed=()
+for t in "${targets[@]}"; do
+  cat "$build/fuzz-$t.summary"
+  [[ -e "$build/fuzz-$t.failed" ]] && failed+=("$t")
 done
 echo "fuzz: done in $(( $(date +%s) - start ))s"
 if ((${#failed[@]})); then
