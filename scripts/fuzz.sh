@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets of tests/fuzz (clang, ASan + UBSan) in their
 # own tree and runs each one. docs/TESTING.md ("Fuzzing") explains.
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs N] [--build-dir DIR] [TARGET...]
+#   scripts/fuzz.sh [--seconds N] [--jobs N] [--merge] [--build-dir DIR] [TARGET...]
 #
 # Each target first runs over its committed corpus (tests/fuzz/corpus/<t>:
 # seeds and every input a fuzzer crashed on), then fuzzes for N seconds
