@@ -30,7 +30,9 @@ check() {
   fi
   if ((build)); then
     if ! cmake --build "$dir" --config Release -j "$(nproc)" >>"$dir.log" 2>&1; then
-      echo "check-generators: building with $name failed:"; grep -B2 -A10 -E "error|Error" "$dir.log" | head -60
+      # A compiler killed for memory prints no "error": show the log's end too.
+      echo "check-generators: building with $name failed:"
+      grep -B2 -A10 -E "FAILED|error|Error|Killed" "$dir.log" | head -60; tail -20 "$dir.log"
       return 1
     fi
   fi
