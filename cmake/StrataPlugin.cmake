@@ -30,6 +30,14 @@ function(strata_add_plugin name)
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES
       LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIRECTORY}")
+    # Multi-config generators: the directory itself, not a per-configuration
+    # subdirectory of it (and not what CMAKE_LIBRARY_OUTPUT_DIRECTORY_<CONFIG>
+    # would give every library).
+    foreach(config IN LISTS CMAKE_CONFIGURATION_TYPES)
+      string(TOUPPER "${config}" config)
+      set_target_properties(${target} PROPERTIES
+        LIBRARY_OUTPUT_DIRECTORY_${config} "${ARG_OUTPUT_DIRECTORY}")
+    endforeach()
   endif()
   if(ARG_INSTALL_DESTINATION)
     install(TARGETS ${target} LIBRARY DESTINATION "${ARG_INSTALL_DESTINATION}")

@@ -26,6 +26,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "core/data/digits.h"
 #include "core/runtime/runtime.h"
@@ -172,11 +173,14 @@ Status run(const Options& o) {
     std::cout << "(the checkpoint had already finished all " << o.epochs << " epochs)\n";
     return Status();
   }
-  // A resumed run's first epoch may be a few steps: judge by the test loss.
-  const bool fell = saver != nullptr && saver->resumed()
-                        ? after.loss < before.loss
-                        : history.epochs.back().loss < history.epochs.front().loss;
-  if (!fell) return InternalError("the training loss did not fall");
+  // Training must have helped: the test loss against the untrained model's.
+  // (Comparing the first and last epochs' training losses cannot judge a
+  // one-epoch run, where they are the same epoch, nor a resumed run whose
+  // first epoch may be a few steps.)
+  if (!(after.loss < before.loss)) {
+    return InternalError("the test loss did not fall (" + std::to_string(before.loss) + " before " +
+                         "training, " + std::to_string(after.loss) + " after)");
+  }
   return Status();
 }
 

@@ -18,6 +18,8 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
                               # the grpc_ring plugin
   libgloo-dev                 # the reference strata-ring-bench compares with
+  clang-16 libclang-rt-16-dev # libFuzzer for the parsers' fuzz targets (scripts/fuzz.sh);
+                              # 16, not Debian's default 14: std::source_location
 )
 
 missing=()

@@ -2,8 +2,10 @@
 # Sets up a fresh Debian 12 machine and runs every test Strata has:
 #   1. a Release build with warnings as errors, then the whole CTest suite
 #      (unit, loader, conformance, CLI, out-of-tree SDK example);
-#   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the same tests under ThreadSanitizer.
+#   2. configure-only checks of CMake's default and multi-config generators;
+#   3. the parsers' fuzz targets (clang, libFuzzer), 20 s each;
+#   4. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   5. the same tests under ThreadSanitizer.
 # This is what CI runs (.ci/run). Each stage prints its wall time; tests run
 # through scripts/run-tests.sh (a progress line per 50 tests, failures in
 # full, a failed test retried once alone and reported FLAKY if it passes).
@@ -24,6 +26,18 @@ done_stage
 
 stage "tests (Release)"
 scripts/run-tests.sh build --timeout 600
+done_stage
+
+# What a first user types (cmake -S . -B build: Unix Makefiles) and the
+# multi-config generator; configure only, the build above covers the code.
+stage "other CMake generators (configure)"
+scripts/check-generators.sh
+done_stage
+
+# The parsers' libFuzzer targets (clang, ASan + UBSan): each over its
+# committed corpus, then 20 s of fuzzing. docs/TESTING.md, "Fuzzing".
+stage "fuzz (5 targets, 20 s each)"
+scripts/fuzz.sh --seconds 20 --build-dir "$root/build-fuzz"
 done_stage
 
 # Sanitizer runs skip what only measures or installs (label no_sanitizer)

@@ -36,9 +36,14 @@ std::string_view source_root() {
   return self.ends_with(tail) ? self.substr(0, self.size() - tail.size()) : std::string_view();
 }
 
-// What an OK status answers for its message and context; constinit, so it
-// is ready before any static initialiser could ask.
-constinit const std::string kNoText;
+// What an OK status answers for its message and context. A function-local
+// static is ready whenever it is first asked, even from another file's
+// static initialiser; `constinit std::string` would say the same, but clang
+// (the fuzz build's compiler) cannot evaluate libstdc++ 12's constructor.
+const std::string& no_text() {
+  static const std::string empty;
+  return empty;
+}
 
 }  // namespace
 
@@ -69,11 +74,11 @@ Status& Status::operator=(const Status& other) {
 }
 
 const std::string& Status::message() const noexcept {
-  return ok() ? kNoText : error_->message;
+  return ok() ? no_text() : error_->message;
 }
 
 const std::string& Status::context() const noexcept {
-  return ok() ? kNoText : error_->context;
+  return ok() ? no_text() : error_->context;
 }
 
 Status Status::with_context(std::string context) const {

@@ -107,6 +107,28 @@ TEST(PsProtocol, ADeadWorkersStepsAreRequeuedToTheOthers) {
   EXPECT_EQ(next(w0), kFinished);
 }
 
+// Regression (found by tests/fuzz/fuzz_ps_wire.cc): the coordinator sized
+// a flag vector by the first next_step's total, so one request claiming
+// 2^62 steps made ps 0 allocate 2^59 bytes and die of bad_alloc.
+TEST(PsProtocol, AClaimedStepTotalIsNotAllocated) {
+  auto server = make_server(1);
+  Session w0 = *server->admit(Hello{0, kToken}, "w0");
+  auto send = [&](Op op, int64_t value) {
+    return server->handle(w0, request(w0.last_seq + 1, op, PayloadWriter().i64(value).take()));
+  };
+  Frame first = send(Op::kNextStep, int64_t{1} << 62);
+  ASSERT_EQ(first.op, Op::kOk) << error_of(first);
+  EXPECT_EQ(PayloadReader(first.payload).i64("step"), 0);
+  EXPECT_EQ(server->steps_total(), int64_t{1} << 62);
+  // Only steps handed out can be reported done.
+  EXPECT_EQ(error_of(send(Op::kStepDone, 5)),
+            "ps 0: step_done: worker 0 reported step 5 done, but only steps 0..0 were handed out");
+  EXPECT_EQ(send(Op::kStepDone, 0).op, Op::kOk);
+  EXPECT_EQ(server->steps_done(), 1);
+  Frame second = send(Op::kNextStep, int64_t{1} << 62);
+  EXPECT_EQ(PayloadReader(second.payload).i64("step"), 1);
+}
+
 TEST(PsProtocol, ThePsStopsByItselfOnceEveryWorkerIsDoneOrDead) {
   auto server = make_server(2, 200ms);
   Session w0 = *server->admit(Hello{0, kToken}, "w0");

@@ -149,6 +149,43 @@ TEST(TfConfig, EmptyJobsAndBadAddressesAreRefused) {
             "TF_CONFIG: cluster.chief has 2 tasks; there can be at most one chief");
 }
 
+// Regression (issue 24): nlohmann::json keeps the last of two equal keys,
+// so a second "worker" list silently replaced the first.
+TEST(TfConfig, ARepeatedKeyIsRefusedNamingTheKeyAndItsObject) {
+  EXPECT_EQ(error_of(parse(R"({"cluster": {"worker": ["a:1"], "worker": ["b:1", "c:1"]},
+                               "task": {"type": "worker", "index": 1}})")),
+            "TF_CONFIG: key 'worker' appears twice in 'cluster'; JSON keys must be unique (the "
+            "second would silently replace the first)");
+  EXPECT_THAT(error_of(parse(R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "worker"},
+                                 "task": {"type": "worker", "index": 0}})")),
+              StartsWith("TF_CONFIG: key 'task' appears twice in the top-level object;"));
+  EXPECT_THAT(error_of(parse(R"({"cluster": {"worker": ["a:1", "b:1"]},
+                                 "task": {"type": "worker", "index": 0, "index": 1}})")),
+              StartsWith("TF_CONFIG: key 'index' appears twice in 'task';"));
+  EXPECT_THAT(error_of(parse(R"({"cluster": {"worker": {"0": "a:1", "0": "b:1"}},
+                                 "task": {"type": "worker"}})")),
+              StartsWith("TF_CONFIG: key '0' appears twice in 'cluster.worker';"));
+  // The same key in two different objects is no repeat.
+  auto spec = parse(R"({"cluster": {"worker": ["a:1"]},
+                        "task": {"type": "worker", "index": 0, "cluster": 1}})");
+  EXPECT_TRUE(spec.ok()) << spec.status();
+}
+
+// Regression (issue 24): "\u0000" is valid JSON, and the NUL cut the
+// address short wherever it became a C string.
+TEST(TfConfig, ANulOrControlCharacterInAnAddressIsRefusedNamingTheAddress) {
+  EXPECT_EQ(error_of(parse(R"({"cluster": {"worker": ["a:1", "h1\u0000.evil:2222"]},
+                               "task": {"type": "worker", "index": 0}})")),
+            R"(TF_CONFIG: cluster.worker[1] holds a NUL byte at offset 2, got a string )"
+            R"(("h1\u0000.evil:2222"); expected "host:port")");
+  EXPECT_EQ(error_of(parse(R"({"cluster": {"worker": {"0": "a\u0000:1"}}, "task": {}})")),
+            R"(TF_CONFIG: cluster.worker.0 holds a NUL byte at offset 1, got a string )"
+            R"(("a\u0000:1"); expected "host:port")");
+  EXPECT_EQ(error_of(parse(R"({"cluster": {"chief": ["c:1\t"]}, "task": {"type": "chief"}})")),
+            R"(TF_CONFIG: cluster.chief[0] holds a control character at offset 3, got a string )"
+            R"(("c:1\t"); expected "host:port")");
+}
+
 TEST(TfConfig, TaskProblemsAreNamed) {
   const std::string cluster = R"("cluster": {"chief": ["c:1"], "worker": ["a:1", "b:1", "d:1"]})";
   auto with_task = [&](const std::string& task) { return parse("{" + cluster + task + "}"); };

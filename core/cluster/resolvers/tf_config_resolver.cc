@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cluster/resolvers/json_duplicate_keys.h"
+
 namespace strata {
 namespace {
 
@@ -68,6 +70,18 @@ StatusOr<std::string> read_address(const std::string& key, const Json& value) {
   if (address.empty()) {
     return InvalidArgumentError("TF_CONFIG: " + key +
                                 R"( is an empty string; expected "host:port")");
+  }
+  // JSON lets a string carry "\u0000" and other control characters; no
+  // host:port has one, and a NUL would cut the address short wherever it
+  // becomes a C string (name lookup), silently dialling another host.
+  const auto control = std::find_if(address.begin(), address.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (control != address.end()) {
+    return InvalidArgumentError(
+        "TF_CONFIG: " + key + " holds " + (*control == '\0' ? "a NUL byte" : "a control character") +
+        " at offset " + std::to_string(control - address.begin()) + ", got " + found(value) +
+        R"(; expected "host:port")");
   }
   return address;
 }
@@ -212,6 +226,13 @@ Status read_task(const Json& root, ClusterSpec* spec) {
 
 StatusOr<ClusterSpec> parse_tf_config(std::string_view text) {
   STRATA_ASSIGN_OR_RETURN(Json root, parse_json(text));
+  if (std::optional<DuplicateJsonKey> twice = find_duplicate_json_key(text)) {
+    return InvalidArgumentError("TF_CONFIG: key '" + twice->key + "' appears twice in " +
+                                (twice->object.empty() ? std::string("the top-level object")
+                                                       : "'" + twice->object + "'") +
+                                "; JSON keys must be unique (the second would silently replace "
+                                "the first)");
+  }
   if (!root.is_object()) {
     return InvalidArgumentError("TF_CONFIG must be a JSON object such as " + std::string(kExample) +
                                 ", got " + found(root));

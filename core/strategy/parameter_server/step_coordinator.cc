@@ -12,8 +12,7 @@ StatusOr<int64_t> StepCoordinator::next_step(int worker, int64_t total_steps) {
                                 "job of " + std::to_string(total_steps) + " steps");
   }
   if (total_ < 0) {
-    total_ = total_steps;
-    finished_.assign(static_cast<size_t>(total_), false);
+    total_ = total_steps;  // what a worker claims: nothing is sized by it
   } else if (total_ != total_steps) {
     return InvalidArgumentError("worker " + std::to_string(worker) + " counts " +
                                 std::to_string(total_steps) + " steps in the job but the first "
@@ -26,17 +25,23 @@ StatusOr<int64_t> StepCoordinator::next_step(int worker, int64_t total_steps) {
     again_.pop_front();
     if (!finished_[static_cast<size_t>(s)]) step = s;
   }
-  if (step < 0 && next_fresh_ < total_) step = next_fresh_++;
+  if (step < 0 && next_fresh_ < total_) {
+    step = next_fresh_++;
+    finished_.push_back(false);  // one flag per step handed out so far
+  }
   if (step < 0) return done_count_ == total_ ? kFinished : kWait;
   leases_[step] = worker;
   return step;
 }
 
 Status StepCoordinator::step_done(int worker, int64_t step) {
-  if (step < 0 || step >= total_) {
+  if (step < 0 || step >= next_fresh_) {
     return InvalidArgumentError("worker " + std::to_string(worker) + " reported step " +
-                                std::to_string(step) + " done, outside 0.." +
-                                std::to_string(total_ - 1));
+                                std::to_string(step) + " done, but " +
+                                (next_fresh_ == 0 ? std::string("no step was handed out yet")
+                                                  : "only steps 0.." +
+                                                        std::to_string(next_fresh_ - 1) +
+                                                        " were handed out"));
   }
   auto lease = leases_.find(step);
   if (lease != leases_.end() && lease->second == worker) leases_.erase(lease);

@@ -35,6 +35,9 @@ class StepCoordinator {
   int64_t next_fresh_ = 0;
   std::deque<int64_t> again_;        // re-queued steps, served first
   std::map<int64_t, int> leases_;    // step -> worker
+  // One flag per step handed out (0..next_fresh_-1), grown as they go: a
+  // worker's claimed total sizes nothing, so next_step(2^62) cannot make
+  // the ps allocate it (found by tests/fuzz/fuzz_ps_wire.cc).
   std::vector<bool> finished_;
   int64_t done_count_ = 0;
   int64_t requeued_count_ = 0;

@@ -1,0 +1,28 @@
+# Runs a program and passes only when it exits 0 AND prints what it
+# promises. (CTest's PASS_REGULAR_EXPRESSION alone ignores the exit code, so
+# a run that printed its figures and then failed would pass.)
+#
+#   cmake -DEXPECT=<regex> -P expect_success.cmake -- <program> [args...]
+set(command "")
+set(seen_separator FALSE)
+foreach(i RANGE 1 ${CMAKE_ARGC})
+  if(i EQUAL CMAKE_ARGC)
+    break()
+  endif()
+  if(seen_separator)
+    list(APPEND command "${CMAKE_ARGV${i}}")
+  elseif(CMAKE_ARGV${i} STREQUAL "--")
+    set(seen_separator TRUE)
+  endif()
+endforeach()
+if(NOT command)
+  message(FATAL_ERROR "usage: cmake -DEXPECT=<regex> -P expect_success.cmake -- <program> [args]")
+endif()
+execute_process(COMMAND ${command} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "exit status ${result}, expected 0")
+endif()
+if(NOT "${out}${err}" MATCHES "${EXPECT}")
+  message(FATAL_ERROR "the output does not match '${EXPECT}'")
+endif()
