@@ -70,7 +70,7 @@ StatusOr<std::shared_ptr<DistributedVariable>> DistributedVariable::adopt(
   if (synchronization == VariableSynchronization::kOnWrite) {
     // Workers may have initialised differently (seeds, restored files):
     // every worker starts from the chief's values, as in TF.
-    STRATA_RETURN_IF_ERROR(strategy.sync_initial_values(copies).prefixed(
+    STRATA_RETURN_IF_ERROR(strategy.broadcast_from_chief(copies).prefixed(
         "variable '" + name + "': broadcasting the chief's initial value"));
   }
   return std::shared_ptr<DistributedVariable>(new DistributedVariable(
@@ -83,10 +83,25 @@ const Tensor& DistributedVariable::local_value() const {
                                                                : 0);
 }
 
+StatusOr<Tensor> DistributedVariable::chiefs_first(std::vector<Tensor> per_replica,
+                                                    const char* what) const {
+  if (strategy_->worker_count() == 1) return std::move(per_replica[0]);
+  std::vector<Tensor*> copies;
+  for (Tensor& t : per_replica) copies.push_back(&t);
+  STRATA_RETURN_IF_ERROR(strategy_->broadcast_from_chief(copies).prefixed(
+      std::string(what) + " variable '" + name_ + "' (ONLY_FIRST_REPLICA): broadcasting the "
+      "chief's first replica's value"));
+  return std::move(per_replica[0]);
+}
+
 StatusOr<Tensor> DistributedVariable::read_value() const {
-  if (synchronization_ == VariableSynchronization::kOnWrite ||
-      aggregation_ == VariableAggregation::kOnlyFirstReplica) {
-    return *copies_[0];
+  if (synchronization_ == VariableSynchronization::kOnWrite) return *copies_[0];
+  if (aggregation_ == VariableAggregation::kOnlyFirstReplica) {
+    // The job's first replica is the chief's: every worker reads its copy,
+    // as every worker reads the same SUM or MEAN, not a value of its own.
+    std::vector<Tensor> local;
+    for (const Tensor* c : copies_) local.push_back(*c);
+    return chiefs_first(std::move(local), "reading");
   }
   if (strategy_->worker_count() > 1) {
     // The other workers hold the rest of the value, also when this worker
@@ -151,12 +166,15 @@ Status DistributedVariable::write_in_replica_context(ReplicaContext& ctx, const 
   // and write the result to every copy.
   auto merged = ctx.merge_call(
       [&](Strategy& s, const PerReplica<Tensor>& writes) -> Status {
-        Tensor combined = writes[0];
+        Tensor combined;
         if (aggregation_ == VariableAggregation::kSum ||
             aggregation_ == VariableAggregation::kMean) {
           const ReduceOp op =
               aggregation_ == VariableAggregation::kSum ? ReduceOp::kSum : ReduceOp::kMean;
           STRATA_ASSIGN_OR_RETURN(combined, s.reduce(op, writes));
+        } else {
+          // The job's first replica's write, so the workers' copies stay equal.
+          STRATA_ASSIGN_OR_RETURN(combined, chiefs_first(writes.values(), "writing"));
         }
         for (Tensor* copy : copies_) {
           for (int64_t k = 0; k < copy->size(); ++k) {

@@ -9,7 +9,8 @@
 //  - ON_READ (sync-on-read): one local copy per replica, written freely by
 //    its replica (a metric's running total); reading in the cross-replica
 //    context aggregates the copies of every replica of every worker (SUM,
-//    MEAN), or returns this worker's first copy (ONLY_FIRST_REPLICA).
+//    MEAN), or returns the job's first replica's copy, the chief's
+//    (ONLY_FIRST_REPLICA), on every worker.
 //
 // The copies may be owned or, for model parameters, be tensors that live in
 // each replica's model (adopt()), so an update is seen by that replica's
@@ -62,7 +63,8 @@ class DistributedVariable {
 
   // The variable's one logical value, for the cross-replica context and
   // checkpoints: the primary copy (ON_WRITE) or the aggregate (ON_READ).
-  // In a job of several workers the ON_READ aggregate is a collective, also
+  // In a job of several workers an ON_READ read is a collective (a
+  // reduction, or for ONLY_FIRST_REPLICA a broadcast from the chief), also
   // where a worker holds a single copy: every worker must read together.
   StatusOr<Tensor> read_value() const;
 
@@ -83,6 +85,10 @@ class DistributedVariable {
   Status check_shape(const Tensor& value, const char* what) const;
   Status write(const Tensor& value, bool add);
   Status write_in_replica_context(ReplicaContext& ctx, const Tensor& value, bool add);
+  // per_replica[0] of the chief (this worker's own with one worker): the
+  // job's first replica's value, for ONLY_FIRST_REPLICA. `what` names the
+  // access in errors ("reading").
+  StatusOr<Tensor> chiefs_first(std::vector<Tensor> per_replica, const char* what) const;
 
   Strategy* strategy_;
   std::string name_;

@@ -131,7 +131,7 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(
 
 MultiWorkerMirroredStrategy::~MultiWorkerMirroredStrategy() = default;
 
-Status MultiWorkerMirroredStrategy::sync_initial_values(std::span<Tensor* const> copies) {
+Status MultiWorkerMirroredStrategy::broadcast_from_chief(std::span<Tensor* const> copies) {
   DeviceStaging::Lists per_replica;
   for (size_t i = 0; i < copies.size(); ++i) {
     copies[i]->set_device(devices()[i]);

@@ -46,7 +46,7 @@ class MultiWorkerMirroredStrategy final : public Strategy {
   std::string_view kind() const override { return "multi_worker_mirrored"; }
   const ClusterSpec& cluster() const { return cluster_; }
 
-  Status sync_initial_values(std::span<Tensor* const> copies) override;
+  Status broadcast_from_chief(std::span<Tensor* const> copies) override;
 
  private:
   MultiWorkerMirroredStrategy(std::vector<strata_device_t> devices,

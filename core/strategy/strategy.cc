@@ -155,7 +155,7 @@ Status Strategy::run_replicas(const std::function<Status(ReplicaContext&)>& body
   return fallback != nullptr ? *fallback : Status();
 }
 
-Status Strategy::sync_initial_values(std::span<Tensor* const>) { return Status(); }
+Status Strategy::broadcast_from_chief(std::span<Tensor* const>) { return Status(); }
 
 void Strategy::set_workers(int worker_rank, int worker_count) {
   worker_rank_ = worker_rank;

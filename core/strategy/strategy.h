@@ -139,10 +139,12 @@ class Strategy {
   // What ReplicaContext::all_reduce and optimizers use; public for them.
   virtual Status all_reduce_replicas(ReduceOp op, std::span<std::vector<Tensor*>> per_replica);
 
-  // A new mirrored variable's copies (one per variable device): multi-worker
-  // strategies overwrite them with the chief's. Every worker must create
-  // its variables in the same order. Default: nothing to do.
-  virtual Status sync_initial_values(std::span<Tensor* const> copies);
+  // `copies` holds one tensor per local replica, the same shape on every
+  // worker; multi-worker strategies overwrite them all with the chief's
+  // first one (replica 0 of the job), a collective every worker makes
+  // together. What a new mirrored variable starts from and what an
+  // ONLY_FIRST_REPLICA variable reads. Default (one worker): nothing to do.
+  virtual Status broadcast_from_chief(std::span<Tensor* const> copies);
 
   // The collectives of this strategy's team (null with one replica).
   CollectiveOps* collectives() const { return collectives_.get(); }

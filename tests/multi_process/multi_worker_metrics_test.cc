@@ -3,7 +3,8 @@
 // of every worker, also where a worker drives a single device (issue 24:
 // that shape used to return the worker's own copy), so History, evaluate()
 // and the examples they count are the same on every worker and equal to
-// Mirrored's on as many devices in one process. Workers are threads over a
+// Mirrored's on as many devices in one process. ONLY_FIRST_REPLICA is the
+// job's first replica (the chief's) on every worker. Workers are threads over a
 // memory store (process_world.h); tests/examples runs the same with real
 // processes over grpc_ring and mpi.
 #include <gtest/gtest.h>
@@ -11,60 +12,38 @@
 #include <mutex>
 #include <ostream>
 
-#include "core/cluster/store.h"
 #include "core/data/digits.h"
-#include "core/plugin/registry.h"
 #include "core/strategy/distributed_dataset.h"
 #include "core/strategy/multi_worker_mirrored_strategy.h"
 #include "core/strategy/strategy_factory.h"
 #include "core/train/model.h"
 #include "process_world.h"
+#include "worker_threads.h"
 
 namespace strata {
 namespace {
 
-struct TeamShape {
+struct JobShape {
   int workers;
   int local;  // devices per worker
 };
 
-void PrintTo(const TeamShape& shape, std::ostream* os) {
+void PrintTo(const JobShape& shape, std::ostream* os) {
   *os << shape.workers << " workers x " << shape.local << " devices";
 }
 
-std::string shape_name(const ::testing::TestParamInfo<TeamShape>& info) {
+std::string shape_name(const ::testing::TestParamInfo<JobShape>& info) {
   return std::to_string(info.param.workers) + "x" + std::to_string(info.param.local);
 }
 
-class MultiWorkerMetricsTest : public ::testing::TestWithParam<TeamShape> {
+class MultiWorkerMetricsTest : public ::testing::TestWithParam<JobShape> {
  protected:
   int replicas() const { return GetParam().workers * GetParam().local; }
 
-  // Runs body(strategy) on one thread per worker, each with its strategy.
+  // Runs body(strategy) on one thread per worker of this shape's job.
   void run_workers(const std::shared_ptr<Runtime>& rt,
                    const std::function<void(MultiWorkerMirroredStrategy&)>& body) const {
-    static int job = 0;
-    const std::string space = "mw_metrics_" + std::to_string(job++);
-    const auto [workers, local] = GetParam();
-    ClusterSpec cluster;
-    cluster.jobs["worker"] = std::vector<std::string>(static_cast<size_t>(workers), "");
-    cluster.resolver = "test";
-    std::vector<std::thread> threads;
-    for (int w = 0; w < workers; ++w) {
-      threads.emplace_back([&, w, cluster, workers, local]() mutable {
-        cluster.task_index = w;
-        auto store = open_store(*rt->registry().find_store_type("memory"), space, w, workers,
-                                deadline_after(std::chrono::seconds(5)));
-        ASSERT_TRUE(store.ok()) << store.status();
-        std::vector<std::string> devices;
-        for (int l = 0; l < local; ++l) devices.push_back("cpu:" + std::to_string(w * local + l));
-        auto strategy =
-            MultiWorkerMirroredStrategy::create_in_job(rt, cluster, std::move(*store), devices);
-        ASSERT_TRUE(strategy.ok()) << strategy.status();
-        body(**strategy);
-      });
-    }
-    for (auto& t : threads) t.join();
+    testing::run_workers(rt, GetParam().workers, GetParam().local, body);
   }
 };
 
@@ -135,6 +114,59 @@ TEST_P(MultiWorkerMetricsTest, SyncOnReadVariablesReadTheWholeJob) {
       const float total = static_cast<float>(n * (n + 1) / 2);
       EXPECT_EQ(read->item(), aggregation == VariableAggregation::kSum ? total : total / n)
           << aggregation_name(aggregation) << " on worker " << s.worker_rank();
+    }
+  });
+}
+
+// ONLY_FIRST_REPLICA names one replica of the job, its first (the chief's
+// first): every worker reads that copy, not its own first one (issue 24:
+// worker w used to read replica w*local's value). Replica g writes 10(g+1).
+TEST_P(MultiWorkerMetricsTest, OnlyFirstReplicaReadsTheChiefsFirstCopyOnEveryWorker) {
+  auto rt = testing::make_multi_process_runtime(replicas());
+  ASSERT_NE(rt, nullptr);
+  run_workers(rt, [&](MultiWorkerMirroredStrategy& s) {
+    auto scope = s.scope();
+    ASSERT_TRUE(scope.ok()) << scope.status();
+    auto v = DistributedVariable::create(s, "first", Tensor::scalar(0.0f),
+                                         VariableSynchronization::kOnRead,
+                                         VariableAggregation::kOnlyFirstReplica);
+    ASSERT_TRUE(v.ok()) << v.status();
+    Status written = s.run([&](ReplicaContext& ctx) {
+      return (*v)->assign(
+          Tensor::scalar(10.0f * static_cast<float>(ctx.replica_id_in_sync_group() + 1)));
+    });
+    ASSERT_TRUE(written.ok()) << written;
+    auto read = (*v)->read_value();
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->item(), 10.0f) << "worker " << s.worker_rank();
+    // Reading leaves each replica's copy as it wrote it.
+    for (int l = 0; l < s.num_local_replicas(); ++l) {
+      EXPECT_EQ((*v)->value(l).item(), 10.0f * static_cast<float>(s.first_replica_id() + l + 1))
+          << "worker " << s.worker_rank() << " copy " << l;
+    }
+  });
+}
+
+// The same rule for a mirrored variable written in a replica context: every
+// copy of every worker gets the job's first replica's write, so the workers'
+// copies stay equal (they used to take their own first replica's).
+TEST_P(MultiWorkerMetricsTest, OnlyFirstReplicaWritesTheChiefsFirstValueOnEveryWorker) {
+  auto rt = testing::make_multi_process_runtime(replicas());
+  ASSERT_NE(rt, nullptr);
+  run_workers(rt, [&](MultiWorkerMirroredStrategy& s) {
+    auto scope = s.scope();
+    ASSERT_TRUE(scope.ok()) << scope.status();
+    auto v = DistributedVariable::create(s, "first", Tensor::scalar(0.0f),
+                                         VariableSynchronization::kOnWrite,
+                                         VariableAggregation::kOnlyFirstReplica);
+    ASSERT_TRUE(v.ok()) << v.status();
+    Status written = s.run([&](ReplicaContext& ctx) {
+      return (*v)->assign_add(
+          Tensor::scalar(10.0f * static_cast<float>(ctx.replica_id_in_sync_group() + 1)));
+    });
+    ASSERT_TRUE(written.ok()) << written;
+    for (int l = 0; l < (*v)->num_copies(); ++l) {
+      EXPECT_EQ((*v)->value(l).item(), 10.0f) << "worker " << s.worker_rank() << " copy " << l;
     }
   });
 }
@@ -218,7 +250,7 @@ TEST_P(MultiWorkerMetricsTest, EvaluateCountsTheExamplesTheWholeJobScored) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, MultiWorkerMetricsTest,
-                         ::testing::Values(TeamShape{3, 1}, TeamShape{2, 1}, TeamShape{2, 2}),
+                         ::testing::Values(JobShape{3, 1}, JobShape{2, 1}, JobShape{2, 2}),
                          shape_name);
 
 }  // namespace

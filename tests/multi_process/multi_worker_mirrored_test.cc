@@ -12,15 +12,14 @@
 #include <mutex>
 
 #include "core/checkpoint/checkpoint_manager.h"
-#include "core/cluster/store.h"
 #include "core/data/digits.h"
-#include "core/plugin/registry.h"
 #include "core/strategy/distributed_dataset.h"
 #include "core/strategy/multi_worker_mirrored_strategy.h"
 #include "core/strategy/strategy_factory.h"
 #include "core/train/hooks.h"
 #include "core/train/model.h"
 #include "process_world.h"
+#include "worker_threads.h"
 
 namespace strata {
 namespace {
@@ -46,27 +45,7 @@ Dataset digit_batches(int64_t rows, int64_t batch) {
 // Runs body(strategy) on each worker thread, each with its own strategy.
 void run_workers(const std::shared_ptr<Runtime>& rt,
                  const std::function<void(MultiWorkerMirroredStrategy&)>& body) {
-  static int job = 0;
-  const std::string space = "mwms_test_" + std::to_string(job++);
-  ClusterSpec cluster;
-  cluster.jobs["worker"] = std::vector<std::string>(kWorkers, "");
-  cluster.resolver = "test";
-  std::vector<std::thread> threads;
-  for (int w = 0; w < kWorkers; ++w) {
-    threads.emplace_back([&, w, cluster]() mutable {
-      cluster.task_index = w;
-      auto store = open_store(*rt->registry().find_store_type("memory"), space, w, kWorkers,
-                              deadline_after(std::chrono::seconds(5)));
-      ASSERT_TRUE(store.ok()) << store.status();
-      std::vector<std::string> devices;
-      for (int l = 0; l < kLocal; ++l) devices.push_back("cpu:" + std::to_string(w * kLocal + l));
-      auto strategy = MultiWorkerMirroredStrategy::create_in_job(rt, cluster, std::move(*store),
-                                                                 devices);
-      ASSERT_TRUE(strategy.ok()) << strategy.status();
-      body(**strategy);
-    });
-  }
-  for (auto& t : threads) t.join();
+  testing::run_workers(rt, kWorkers, kLocal, body);
 }
 
 std::vector<Tensor> train(Strategy& strategy, uint32_t seed, const Dataset& data,

@@ -75,6 +75,21 @@ TEST_P(VariablesTest, SyncOnReadCopiesAreLocalUntilRead) {
   EXPECT_FLOAT_EQ(v->read_value()->values()[1], 12.0f);
 }
 
+TEST_P(VariablesTest, SyncOnReadOnlyFirstReplicaReadsReplicaZerosCopy) {
+  // In one process the job's first replica is this process's replica 0
+  // (tests/multi_process: the chief's in a job of several workers).
+  auto v = make(VariableSynchronization::kOnRead, VariableAggregation::kOnlyFirstReplica);
+  ASSERT_NE(v, nullptr);
+  Status st = strategy_->run([&](ReplicaContext& ctx) {
+    return v->assign(Tensor(Shape{2}, static_cast<float>(ctx.replica_id_in_sync_group() + 5)));
+  });
+  ASSERT_TRUE(st.ok()) << st;
+  auto first = v->read_value();
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FLOAT_EQ((*first)[1], 5.0f);
+  for (int r = 0; r < n(); ++r) EXPECT_FLOAT_EQ(v->value(r)[0], static_cast<float>(r + 5));
+}
+
 TEST_P(VariablesTest, MetricsAggregateOverEveryReplicasExamples) {
   MeanMetric loss(*strategy_, "loss");
   AccuracyMetric accuracy(*strategy_, "accuracy");
