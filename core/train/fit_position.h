@@ -8,7 +8,10 @@
 // makes the epoch's iterator afresh and reads past the batches already
 // trained on. The pipeline is deterministic given that state, so the
 // resumed run sees the same batches in the same order, and ends with the
-// same weights, as a run never interrupted.
+// same weights, as a run never interrupted. The batches it reads past hold
+// exactly the epoch's steps (plus empty batches), so it refuses a position
+// that does not fit the input (Model::fit) instead of reading on, for ever
+// on an endless one.
 //
 // Stored as text under "fit/..." keys, so the file format is unchanged: a
 // checkpoint written before these keys existed still restores (the fit then

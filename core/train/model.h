@@ -147,6 +147,8 @@ class Model {
     std::string source;
   };
   std::optional<PendingResume> resume_;
+  // The checkpoint the running fit resumed from, for its errors ("" if none).
+  std::string resumed_from_;
 };
 
 }  // namespace strata

@@ -31,15 +31,48 @@ void print_epoch(std::ostream& out, const EpochLog& log, int epochs, bool classi
   out << line << std::flush;
 }
 
+// A position a fit over `input` with `options` could have written. One
+// past its epoch's end would have the resumed fit read past it, and on an
+// endless (repeat()ed) input that read would never end.
+Status check_position_fits(const FitPosition& at, int64_t global_step, const FitOptions& options,
+                           const DistributedDataset& input, const std::string& source) {
+  const std::string epoch = "epoch " + std::to_string(at.epoch + 1);
+  if (at.steps_in_epoch > global_step) {
+    return DataLossError(source + ": metadata '" + kFitStepsInEpochKey + "' = " +
+                         std::to_string(at.steps_in_epoch) + " steps of " + epoch +
+                         ", more than the checkpoint's whole fit ran (its step is " +
+                         std::to_string(global_step) + ")");
+  }
+  if (options.steps_per_epoch >= 0 && at.steps_in_epoch > options.steps_per_epoch) {
+    return InvalidArgumentError(
+        source + ": metadata '" + kFitStepsInEpochKey + "' = " +
+        std::to_string(at.steps_in_epoch) + " steps of " + epoch + ", more than this fit's " +
+        "steps_per_epoch of " + std::to_string(options.steps_per_epoch) + "; resume with the "
+        "steps_per_epoch the checkpoint was written with");
+  }
+  const int64_t per_pass = input.steps_per_pass();
+  if (per_pass >= 0 && at.batches_in_epoch > per_pass) {
+    return InvalidArgumentError(
+        source + ": metadata '" + kFitBatchesInEpochKey + "' = " +
+        std::to_string(at.batches_in_epoch) + " batches read in " + epoch + ", but one pass " +
+        "of this input has " + std::to_string(per_pass) + "; it is not the input the "
+        "checkpoint was written with");
+  }
+  return Status();
+}
+
 }  // namespace
 
 StatusOr<FitPosition> Model::take_resume_position(const DistributedDataset& input,
                                                   const FitOptions& options) {
+  resumed_from_.clear();
   if (!resume_) return FitPosition{};
   const PendingResume resume = std::move(*resume_);
   resume_.reset();
+  resumed_from_ = resume.source;
   if (resume.position) {
     const FitPosition& at = *resume.position;
+    STRATA_RETURN_IF_ERROR(check_position_fits(at, global_step_, options, input, resume.source));
     if (at.data_state) {
       if (Status s = input.restore_iteration_state(*at.data_state); !s.ok()) {
         return s.prefixed("resuming from " + resume.source + ": the input is not the pipeline "
@@ -77,18 +110,33 @@ Status Model::run_epoch(const DistributedDataset& input, const FitOptions& optio
   int64_t trained = 0;
   {
     auto it = input.make_iterator();
-    // A resumed epoch: read past what the checkpoint had trained on.
+    // A resumed epoch: read past what the checkpoint had trained on. Those
+    // batches hold exactly its steps: one more batch with rows means the
+    // position is not this input's, and on an endless input the count of
+    // batches alone (forged, say) could keep this loop reading for ever.
     bool ended = false;
+    int64_t with_rows = 0;
     for (int64_t b = 0; b < position_.batches_in_epoch && !ended; ++b) {
       STRATA_ASSIGN_OR_RETURN(std::optional<DistributedBatch> skipped, it->next());
       ended = !skipped.has_value();
+      if (ended || skipped->global_batch_size == 0) continue;
+      if (++with_rows > position_.steps_in_epoch) {
+        return InvalidArgumentError(
+            resumed_from_ + ": metadata '" + kFitBatchesInEpochKey + "' = " +
+            std::to_string(position_.batches_in_epoch) + " batches read in epoch " +
+            std::to_string(epoch) + " for its " + std::to_string(position_.steps_in_epoch) +
+            " step(s), but batch " + std::to_string(b + 1) + " of this input is already step " +
+            std::to_string(with_rows) + "; it is not the input the checkpoint was written with");
+      }
     }
     while (!ended && !stop &&
            (options.steps_per_epoch < 0 || position_.steps_in_epoch < options.steps_per_epoch)) {
       STRATA_ASSIGN_OR_RETURN(std::optional<DistributedBatch> batch, it->next());
       if (!batch) break;
-      ++position_.batches_in_epoch;
-      if (batch->global_batch_size == 0) continue;
+      if (batch->global_batch_size == 0) {
+        ++position_.batches_in_epoch;
+        continue;
+      }
       if (global_step_ == std::numeric_limits<int64_t>::max()) {
         return FailedPreconditionError("the global step is " + std::to_string(global_step_) +
                                        ", the largest int64: one more step would overflow it");
@@ -101,8 +149,10 @@ Status Model::run_epoch(const DistributedDataset& input, const FitOptions& optio
                                   batch->values));
       // Each replica's share is its loss sum over the global batch size.
       STRATA_ASSIGN_OR_RETURN(Tensor loss, strategy_->reduce(ReduceOp::kSum, shares));
+      // Counted once trained: a step that failed is read again on resuming.
       ++global_step_;
       ++position_.steps_in_epoch;
+      ++position_.batches_in_epoch;
       ++trained;
       StepInfo info{global_step_, epoch, loss.item(), this};
       for (const auto& hook : options.hooks) {

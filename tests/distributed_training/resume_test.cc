@@ -41,20 +41,6 @@ Dataset shuffled_batches() {
   return *prefetched;
 }
 
-// A kill: the fit fails right after step N, so no end hook runs and
-// nothing is saved after the last scheduled checkpoint.
-class KillAfterStep final : public Hook {
- public:
-  explicit KillAfterStep(int64_t step) : step_(step) {}
-  StatusOr<bool> after_step(const StepInfo& step) override {
-    if (step.global_step < step_) return false;
-    return AbortedError("killed after step " + std::to_string(step_));
-  }
-
- private:
-  int64_t step_;
-};
-
 FitOptions epochs_only(int epochs) {
   FitOptions options;
   options.epochs = epochs;

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/data/digits.h"
+#include "core/train/hooks.h"
 #include "core/train/model.h"
 #include "strategy_test_util.h"
 
@@ -50,6 +51,20 @@ inline std::unique_ptr<Model> digits_model(Strategy& strategy, std::unique_ptr<O
   EXPECT_TRUE(model.ok()) << model.status();
   return model.ok() ? std::move(*model) : nullptr;
 }
+
+// A kill: the fit fails right after step N, so no end hook runs and
+// nothing is saved after the last scheduled checkpoint.
+class KillAfterStep final : public Hook {
+ public:
+  explicit KillAfterStep(int64_t step) : step_(step) {}
+  StatusOr<bool> after_step(const StepInfo& step) override {
+    if (step.global_step < step_) return false;
+    return AbortedError("killed after step " + std::to_string(step_));
+  }
+
+ private:
+  int64_t step_;
+};
 
 // A fresh directory under the system's temp dir, removed with the object.
 class TempDir {
