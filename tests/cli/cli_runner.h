@@ -25,6 +25,10 @@ CliResult run_cli(const std::string& args, const std::string& plugin_path = "",
 // The directory of the test-only `cli_test` plugin.
 std::string test_plugin_dir();
 
+// configs/rules_example.yaml of the source tree: a config with selection rules.
+inline const std::string kRulesConfig =
+    std::string(STRATA_SOURCE_DIR) + "/configs/rules_example.yaml";
+
 // `s` in single quotes, for paths passed through run_cli's shell.
 std::string quoted(const std::string& s);
 

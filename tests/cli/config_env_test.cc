@@ -17,7 +17,6 @@ using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kRulesConfig = std::string(STRATA_SOURCE_DIR) + "/configs/rules_example.yaml";
 const std::string kMissing = "/nonexistent/strata-config-env.yaml";
 
 std::string strata_config(const std::string& path) { return "STRATA_CONFIG=" + quoted(path); }

@@ -16,7 +16,6 @@ using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kRulesConfig = std::string(STRATA_SOURCE_DIR) + "/configs/rules_example.yaml";
 
 TEST(CliInfo, ListsHierarchicalCopyItsAlgorithmsAndCpuDevices) {
   const CliResult r = run_cli("info");
