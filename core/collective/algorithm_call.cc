@@ -1,7 +1,6 @@
 #include "core/collective/algorithm_call.h"
 
 #include <cmath>
-#include <exception>
 
 #include "core/common/clock.h"
 #include "core/common/logging.h"
@@ -10,23 +9,9 @@
 namespace strata {
 namespace {
 
-const char* kThrew = " threw an exception across the C ABI (sdk/README.md rule 2)";
-
 // abort() has no deadline of its own (it runs when the call's has passed);
 // rule 7 says it returns promptly, so one second is generous.
 constexpr std::chrono::seconds kAbortAllowance{1};
-
-// Inside a catch handler: what the exception said, so the rule-2 report
-// keeps the plugin's own words (": licence server unreachable").
-std::string thrown_text() {
-  try {
-    throw;
-  } catch (const std::exception& e) {
-    return std::string(": ") + e.what();
-  } catch (...) {
-    return " (not a std::exception, so it carries no message)";
-  }
-}
 
 // Runs one table call; a thrown exception becomes INTERNAL.
 template <class Fn>
@@ -41,7 +26,7 @@ Status guarded(const AlgorithmEntry& algo, const char* fn, Fn&& call,
     }
     return from_abi(status, m, fn, allow_in_progress);
   } catch (...) {
-    return InternalError(algo.id + " " + fn + kThrew + thrown_text());
+    return InternalError(algo.id + " " + fn + threw_across_abi());
   }
 }
 
@@ -54,7 +39,7 @@ Support call_supports(const AlgorithmEntry& algo, const strata_call_desc_t& call
   try {
     st = algo.table.supports(algo.table.user_data, &call, m.view());
   } catch (...) {
-    return {false, std::string("supports") + kThrew + thrown_text()};
+    return {false, "supports" + threw_across_abi()};
   }
   if (st == STRATA_OK) return {true, ""};
   if (st == STRATA_NOT_SUPPORTED) {
@@ -73,7 +58,7 @@ EstimateAnswer probe_estimate(const AlgorithmEntry& algo, const strata_call_desc
   try {
     st = algo.table.estimate(algo.table.user_data, &call, &answer.seconds);
   } catch (...) {
-    answer.status = InternalError(algo.id + " estimate" + kThrew + thrown_text());
+    answer.status = InternalError(algo.id + " estimate" + threw_across_abi());
     return answer;
   }
   if (st == STRATA_OK) {
@@ -113,7 +98,7 @@ StatusOr<void*> call_team_create(const AlgorithmEntry& algo,
   try {
     st = algo.table.team_create(algo.table.user_data, &team, &state, m.view());
   } catch (...) {
-    return InternalError(algo.id + " team_create" + kThrew);
+    return InternalError(algo.id + " team_create" + threw_across_abi());
   }
   if (st == STRATA_OK) return state;
   if (st == STRATA_NOT_SUPPORTED) {
@@ -129,7 +114,7 @@ void call_team_destroy(const AlgorithmEntry& algo, void* team_state) {
   try {
     algo.table.team_destroy(algo.table.user_data, team_state);
   } catch (...) {
-    STRATA_LOG_ERROR("{} team_destroy{}{}", algo.id, kThrew, thrown_text());
+    STRATA_LOG_ERROR("{} team_destroy{}", algo.id, threw_across_abi());
   }
 }
 
@@ -172,7 +157,7 @@ StartedCall Operation::start(const AlgorithmEntry& algo, void* team_state,
     st = algo.table.run(algo.table.user_data, team_state, &call, first_slice.count(), &op,
                         m.view());
   } catch (...) {
-    out.status = InternalError(algo.id + " run" + kThrew + thrown_text());
+    out.status = InternalError(algo.id + " run" + threw_across_abi());
     out.posted = true;  // how far it got is unknown
     // A handle written before the throw counts as handed back (algorithm.h):
     // the call may still be running, so abort() it before destroy().
@@ -223,7 +208,7 @@ Operation::~Operation() {
   try {
     algo_->table.destroy(op_);
   } catch (...) {
-    STRATA_LOG_ERROR("{} destroy{}{}", algo_->id, kThrew, thrown_text());
+    STRATA_LOG_ERROR("{} destroy{}", algo_->id, threw_across_abi());
   }
 }
 
@@ -262,7 +247,7 @@ void Operation::abort() {
   try {
     algo_->table.abort(op_);
   } catch (...) {
-    STRATA_LOG_ERROR("{} abort{}{}", algo_->id, kThrew, thrown_text());
+    STRATA_LOG_ERROR("{} abort{}", algo_->id, threw_across_abi());
   }
 }
 

@@ -1,6 +1,7 @@
 #include "core/plugin/abi_status.h"
 
 #include <cstring>
+#include <exception>
 
 namespace strata {
 
@@ -42,6 +43,18 @@ Status from_abi(strata_status_t status, const AbiMessage& message,
 
 strata_status_t to_abi(const Status& status) {
   return static_cast<strata_status_t>(status.code());
+}
+
+std::string threw_across_abi() {
+  static constexpr std::string_view kThrew =
+      " threw an exception across the C ABI (sdk/README.md rule 2)";
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return std::string(kThrew) + ": " + e.what();
+  } catch (...) {
+    return std::string(kThrew) + " (not a std::exception, so it carries no message)";
+  }
 }
 
 }  // namespace strata

@@ -34,6 +34,14 @@ Status from_abi(strata_status_t status, const AbiMessage& message,
 
 strata_status_t to_abi(const Status& status);
 
+// For a catch (...) handler around a call into a plugin, which rule 2 of
+// sdk/README.md forbids to throw: " threw an exception across the C ABI
+// (sdk/README.md rule 2): <what()>", to follow the function's name. The
+// exception's own words are kept: they are often the only clue. Every such
+// handler in core uses this one, so the reports read alike. Only inside a
+// handler: it rethrows the exception in flight to read it.
+std::string threw_across_abi();
+
 }  // namespace strata
 
 #endif  // STRATA_CORE_PLUGIN_ABI_STATUS_H_

@@ -38,11 +38,8 @@ void call_unload(const std::string& name, void (*unload)(const strata_registrar_
   STRATA_LOG_DEBUG("plugin {}: calling unload", name);
   try {
     unload(registrar);
-  } catch (const std::exception& e) {
-    STRATA_LOG_ERROR("plugin {}: unload threw an exception (sdk/README.md rule 2): {}", name,
-                     e.what());
   } catch (...) {
-    STRATA_LOG_ERROR("plugin {}: unload threw an exception (sdk/README.md rule 2)", name);
+    STRATA_LOG_ERROR("plugin {}: unload{}", name, threw_across_abi());
   }
 }
 
@@ -213,12 +210,8 @@ Status PluginLoader::load_one(const fs::path& path, const LoaderOptions& options
   STRATA_LOG_DEBUG("plugin file {}: calling strata_plugin_entry", path.string());
   try {
     info = entry(STRATA_ABI_MAJOR, STRATA_ABI_MINOR);
-  } catch (const std::exception& e) {
-    return refuse(
-        InternalError(std::string("strata_plugin_entry threw an exception (rule 2): ") +
-                      e.what()));
   } catch (...) {
-    return refuse(InternalError("strata_plugin_entry threw an exception (rule 2)"));
+    return refuse(InternalError(STRATA_PLUGIN_ENTRY_SYMBOL + threw_across_abi()));
   }
   if (info == nullptr) {
     return refuse(FailedPreconditionError("declined to serve host ABI " +
@@ -283,10 +276,8 @@ Status PluginLoader::register_plugin(const strata_plugin_info_t& info,
   try {
     status = from_abi(info.register_all(loaded->host->registrar(), message.view()), message,
                       "register_all");
-  } catch (const std::exception& e) {
-    status = InternalError(std::string("register_all threw an exception (rule 2): ") + e.what());
   } catch (...) {
-    status = InternalError("register_all threw an exception (rule 2)");
+    status = InternalError("register_all" + threw_across_abi());
   }
   return finish_registration(std::move(status), loaded);
 }

@@ -5,6 +5,7 @@
 #include "core/cluster/job_store.h"
 #include "core/cluster/resolve.h"
 #include "core/common/units.h"
+#include "sdk/conformance/report.h"
 
 namespace strata::conformance {
 namespace {
@@ -103,7 +104,10 @@ StatusOr<std::vector<std::string>> ProcessWorld::exchange(const std::string& min
   std::vector<std::string> all(static_cast<size_t>(world_));
   all[static_cast<size_t>(rank_)] = mine;
   if (Status s = store_->set(prefix + std::to_string(rank_), mine); !s.ok()) {
-    lost_ = "cannot publish this rank's verdict: " + s.to_string();
+    // "not run:", as below: the report counts every later case as not run
+    // (verified nothing), not as skipped for some other reason.
+    lost_ = std::string(kNotRunPrefix) + " this rank can no longer publish its verdicts " +
+            "through the job's store: " + s.to_string();
     return UnavailableError(lost_);
   }
   const Deadline deadline = deadline_after(wait);
@@ -124,7 +128,8 @@ StatusOr<std::vector<std::string>> ProcessWorld::exchange(const std::string& min
       if (Clock::now() >= deadline) break;
     }
     if (!value.ok()) {
-      lost_ = "not run: " + spec_.task_name_of_rank(r) + " (rank " + std::to_string(r) +
+      lost_ = std::string(kNotRunPrefix) + " " + spec_.task_name_of_rank(r) + " (rank " +
+              std::to_string(r) +
               ") reported no verdict for the previous call (it died or was stopped): " +
               value.status().to_string();
       return UnavailableError(lost_);

@@ -181,9 +181,10 @@ void Report::print(std::ostream& os) const {
      << number(total[kNotRun], 9) << number(total[kDeclined], 10) << "\n";
   if (total[kSkipped] > 0) os << "(" << total[kSkipped] << " test(s) skipped for other reasons)\n";
   if (total[kNotRun] > 0) {
-    os << "(not run: after a call of an algorithm timed out, or the devices stayed busy, "
-          "the suite fails that call and skips what follows instead of waiting out the "
-          "deadline again; the first failure says why)\n";
+    os << "(not run: after a call of an algorithm timed out, the devices stayed busy, or a "
+          "process of the run or its store was lost, the suite fails that call and skips "
+          "what follows instead of waiting out the deadline again; the first failure says "
+          "why)\n";
   }
 
   for (const auto& id : order_) {

@@ -19,8 +19,8 @@ namespace strata::conformance {
 
 // kNotRun: the suite did not make the test's calls because an earlier one
 // showed they could not tell anything (a call of the algorithm timed out,
-// the devices stayed busy, a process of the run was lost). Counted apart
-// from kFailed, so the failed column holds real failures only.
+// the devices stayed busy, a process of the run or its store was lost).
+// Counted apart from kFailed, so the failed column holds real failures only.
 enum class Outcome { kPassed, kFailed, kDeclined, kSkipped, kNotRun };
 const char* outcome_name(Outcome outcome);  // "passed"
 

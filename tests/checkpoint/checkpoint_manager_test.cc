@@ -5,17 +5,15 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "core/common/logging.h"
 #include "tests/checkpoint/checkpoint_test_util.h"
+#include "tests/common/log_capture.h"
 
 namespace strata {
 namespace {
@@ -24,33 +22,13 @@ namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using strata::testing::LogCapture;
 using testing_util::bit_equal;
 using testing_util::read_bytes;
 using testing_util::sample_checkpoint;
 using testing_util::temp_files;
 using testing_util::TempDir;
 using testing_util::write_bytes;
-
-// Collects what the strata logger prints while it lives.
-class LogCapture {
- public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(text_)) {
-    level_ = logger().level();
-    logger().set_level(spdlog::level::warn);
-    logger().sinks().push_back(sink_);
-  }
-  ~LogCapture() {
-    auto& sinks = logger().sinks();
-    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
-    logger().set_level(level_);
-  }
-  std::string text() const { return text_.str(); }
-
- private:
-  std::ostringstream text_;
-  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
-  spdlog::level::level_enum level_;
-};
 
 std::vector<std::string> names(const std::vector<fs::path>& paths) {
   std::vector<std::string> out;
@@ -119,7 +97,7 @@ TEST(CheckpointManagerTest, FallsBackPastACorruptNewestAndSaysWhich) {
   CheckpointManager manager(dir.path());
   for (int64_t step : {1, 2, 3}) ASSERT_TRUE(manager.save(sample_checkpoint(step)).ok());
   flip_byte(dir / "ckpt-3.strata", 60);
-  LogCapture log;
+  LogCapture log(spdlog::level::warn);
   StatusOr<Checkpoint> back = manager.restore_latest();
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->step, 2);
@@ -135,7 +113,7 @@ TEST(CheckpointManagerTest, FallsBackPastATruncatedNewest) {
   for (int64_t step : {1, 2}) ASSERT_TRUE(manager.save(sample_checkpoint(step)).ok());
   const std::string bytes = read_bytes(dir / "ckpt-2.strata");
   write_bytes(dir / "ckpt-2.strata", bytes.substr(0, bytes.size() / 2));
-  LogCapture log;
+  LogCapture log(spdlog::level::warn);
   StatusOr<Checkpoint> back = manager.restore_latest();
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->step, 1);
@@ -149,7 +127,7 @@ TEST(CheckpointManagerTest, AllDamagedIsDataLossListingEach) {
   for (int64_t step : {1, 2}) ASSERT_TRUE(manager.save(sample_checkpoint(step)).ok());
   flip_byte(dir / "ckpt-1.strata", 50);
   write_bytes(dir / "ckpt-2.strata", "");
-  LogCapture log;
+  LogCapture log(spdlog::level::warn);
   StatusOr<Checkpoint> back = manager.restore_latest();
   ASSERT_FALSE(back.ok());
   EXPECT_EQ(back.status().code(), Code::kDataLoss);
@@ -183,7 +161,7 @@ TEST(CheckpointManagerTest, DamagedIndexIsReportedAndScannedAround) {
                                    std::string("latest ../../etc/passwd\nkept ../../etc/passwd\n"),
                                    std::string("latest ckpt-1.strata\nkept ckpt-2.strata\n")}) {
     write_bytes(dir / "checkpoint", index);
-    LogCapture log;
+    LogCapture log(spdlog::level::warn);
     StatusOr<Checkpoint> back = manager.restore_latest();
     ASSERT_TRUE(back.ok()) << back.status();
     EXPECT_EQ(back->step, 2);

@@ -7,17 +7,15 @@
 // forged position.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 
 #include <algorithm>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
-#include "core/common/logging.h"
 #include "core/runtime/runtime.h"
 #include "core/strategy/parameter_server/parameter_server_strategy.h"
 #include "core/train/hooks.h"
+#include "tests/common/log_capture.h"
 #include "training_fixture.h"
 
 namespace strata::testing {
@@ -61,27 +59,6 @@ double max_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b
   }
   return worst;
 }
-
-// Collects what the strata logger prints at warning level while it lives.
-class LogCapture {
- public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(text_)) {
-    level_ = logger().level();
-    logger().set_level(spdlog::level::warn);
-    logger().sinks().push_back(sink_);
-  }
-  ~LogCapture() {
-    auto& sinks = logger().sinks();
-    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
-    logger().set_level(level_);
-  }
-  std::string text() const { return text_.str(); }
-
- private:
-  std::ostringstream text_;
-  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
-  spdlog::level::level_enum level_;
-};
 
 class ResumeTest : public ::testing::Test {
  protected:
@@ -169,7 +146,7 @@ TEST_F(ResumeTest, ACheckpointWithoutAPositionResumesAtItsEpochStartAndSaysSo) {
     old->metadata.erase(key);  // as written before positions existed
   }
   ASSERT_TRUE(manager()->save(*old).ok());
-  LogCapture log;
+  LogCapture log(spdlog::level::warn);
   auto resumed = model();
   auto history = resume(*resumed);
   ASSERT_TRUE(history.ok()) << history.status();

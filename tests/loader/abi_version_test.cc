@@ -41,7 +41,8 @@ TEST(NotAPlugin, EmptyFileIsRefusedWithAMessageAPersonCanUse) {
 TEST(NotAPlugin, EntryThatThrowsIsRefusedCitingRule2) {
   // The exception's own text is kept: it is often the only clue.
   EXPECT_EQ(expect_refused("entry_throws"),
-            "strata_plugin_entry threw an exception (rule 2): entry blew up");
+            "strata_plugin_entry threw an exception across the C ABI (sdk/README.md rule 2): "
+            "entry blew up");
 }
 
 TEST(NotAPlugin, NamedExplicitlyTheRefusalIsAnErrorNamingTheFile) {

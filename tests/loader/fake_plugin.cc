@@ -296,6 +296,15 @@ void tweak_algorithm(FakeAlgorithm& a) { a.table.post = &post_throws; }
 strata_status_t test_throws(void*, strata_message_t) { throw std::logic_error("test blew up"); }
 void tweak_algorithm(FakeAlgorithm& a) { a.table.test = &test_throws; }
 
+#elif defined(FAKE_TEAM_CREATE_THROWS)
+// team_create() lets a C++ exception out (rule 2) when a team first meets
+// the algorithm, before any call of it has started.
+#define HAS_TWEAK_ALGORITHM
+strata_status_t team_create_throws(void*, const strata_team_desc_t*, void**, strata_message_t) {
+  throw std::runtime_error("team_create blew up");
+}
+void tweak_algorithm(FakeAlgorithm& a) { a.table.team_create = &team_create_throws; }
+
 #elif defined(FAKE_NEVER_COMPLETES)
 // A peer that never shows up: test() says IN_PROGRESS forever. Core's
 // deadline must end the call; abort() logs so the test can see it ran.

@@ -1,12 +1,7 @@
 #include "tests/loader/loader_test_util.h"
 
-#include <spdlog/sinks/ostream_sink.h>
-
-#include <algorithm>
 #include <cstdlib>
 #include <fstream>
-
-#include "core/common/logging.h"
 
 namespace strata::loader_test {
 
@@ -159,43 +154,6 @@ ScopedEnv::~ScopedEnv() {
   } else {
     ::unsetenv(name_.c_str());
   }
-}
-
-LogCapture::LogCapture(spdlog::level::level_enum level)
-    : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)),
-      saved_level_(logger().level()) {
-  sink_->set_pattern("%l %v");
-  sink_->set_level(level);
-  // The other sinks keep the old threshold, so the test's output stays quiet.
-  for (auto& s : logger().sinks()) {
-    saved_sink_levels_.push_back(s->level());
-    s->set_level(std::max(s->level(), saved_level_));
-  }
-  logger().sinks().push_back(sink_);
-  logger().set_level(std::min(level, saved_level_));
-}
-
-LogCapture::~LogCapture() {
-  auto& sinks = logger().sinks();
-  sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
-  for (size_t i = 0; i < sinks.size() && i < saved_sink_levels_.size(); ++i) {
-    sinks[i]->set_level(saved_sink_levels_[i]);
-  }
-  logger().set_level(saved_level_);
-}
-
-std::vector<std::string> LogCapture::lines() const {
-  std::vector<std::string> out;
-  std::istringstream in(out_.str());
-  std::string line;
-  while (std::getline(in, line)) out.push_back(line);
-  return out;
-}
-
-std::vector<std::string> LogCapture::lines_with(std::string_view needle) const {
-  std::vector<std::string> out = lines();
-  std::erase_if(out, [&](const std::string& l) { return l.find(needle) == std::string::npos; });
-  return out;
 }
 
 }  // namespace strata::loader_test

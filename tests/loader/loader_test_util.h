@@ -8,17 +8,15 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <spdlog/common.h>
-#include <spdlog/sinks/sink.h>
 
 #include "core/collective/collective_ops.h"
 #include "core/runtime/runtime.h"
+#include "tests/common/log_capture.h"
 
 namespace strata::loader_test {
 
@@ -81,24 +79,8 @@ class ScopedEnv {
   std::optional<std::string> saved_;
 };
 
-// Copies core's log lines ("<level> <text>") from `level` up while alive.
-class LogCapture {
- public:
-  explicit LogCapture(spdlog::level::level_enum level = spdlog::level::info);
-  ~LogCapture();
-  LogCapture(const LogCapture&) = delete;
-  LogCapture& operator=(const LogCapture&) = delete;
-
-  std::vector<std::string> lines() const;
-  // Lines that contain `needle`.
-  std::vector<std::string> lines_with(std::string_view needle) const;
-
- private:
-  std::ostringstream out_;
-  std::shared_ptr<spdlog::sinks::sink> sink_;
-  spdlog::level::level_enum saved_level_;
-  std::vector<spdlog::level::level_enum> saved_sink_levels_;
-};
+// Core's log lines while alive (tests/common/log_capture.h).
+using strata::testing::LogCapture;
 
 }  // namespace strata::loader_test
 

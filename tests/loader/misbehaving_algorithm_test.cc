@@ -136,6 +136,19 @@ TEST(Exception, FromTestIsInternalCitingRule2) {
   expect_team_broken_by(l, s);
 }
 
+TEST(Exception, FromTeamCreateIsInternalCitingRule2) {
+  Loaded l = load("team_create_throws");
+  ASSERT_NE(l.ops, nullptr);
+  // team_create runs before a call of the algorithm starts, so there is no
+  // plugin=/algo= context: the message names the algorithm instead.
+  const Status s = all_reduce_via(*l.ops, "fake_team_create_throws/all_reduce/sum");
+  EXPECT_EQ(s.code(), Code::kInternal) << s;
+  EXPECT_EQ(s.message(), "fake_team_create_throws/all_reduce/sum team_create threw an exception "
+                         "across the C ABI (sdk/README.md rule 2): team_create blew up");
+  EXPECT_THAT(s.context(), HasSubstr("op=all_reduce rank=0/1"));
+  expect_real_all_reduce_works(l.runtime);
+}
+
 TEST(Deadline, TestThatNeverCompletesTimesOutAbortsAndBreaksTheTeam) {
   LogCapture log;
   Loaded l = load("never_completes");

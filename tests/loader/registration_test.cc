@@ -19,7 +19,8 @@ using ::testing::HasSubstr;
 
 TEST(RegisterAll, ThrowingRawPluginIsRefusedCitingRule2) {
   EXPECT_EQ(expect_refused("register_throws"),
-            "register_all threw an exception (rule 2): fake backend library not found");
+            "register_all threw an exception across the C ABI (sdk/README.md rule 2): fake "
+            "backend library not found");
 }
 
 TEST(RegisterAll, FailureAfterTwoAddsRollsBothBackAndSaysSo) {
@@ -55,8 +56,8 @@ TEST(Unload, ThrowingUnloadAtTeardownIsLoggedNotFatal) {
   EXPECT_EQ(record_of(*runtime, fake_file("unload_throws"))->state, PluginRecord::State::kLoaded);
   runtime.reset();  // ~PluginLoader: an escaping exception would terminate
   EXPECT_THAT(log.lines_with("unload threw"),
-              ElementsAre("error plugin fake_unload_throws: unload threw an exception "
-                          "(sdk/README.md rule 2): unload blew up"));
+              ElementsAre("error plugin fake_unload_throws: unload threw an exception across "
+                          "the C ABI (sdk/README.md rule 2): unload blew up"));
   EXPECT_FALSE(is_mapped(fake_file("unload_throws")));
 }
 

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,18 +27,28 @@ using ::testing::Not;
 const std::string kDecliningFirst = "declining/all_reduce/first";
 const std::string kStoreExchange = "store_exchange/all_reduce/exchange";
 
-// A world whose Runtime also loads the declining plugin with `options`.
-std::unique_ptr<testing::ProcessWorld> declining_world(
-    int processes, int local, std::map<std::string, std::string> options) {
+// Runs body(p, team of p) on a thread for each of `processes` "processes"
+// of `local` devices, in one Runtime that also loads the declining plugin
+// with `options` (its decline_ranks, fail_ranks, supports_decline_ranks).
+void on_each_declining_process(int processes, int local,
+                               std::map<std::string, std::string> options,
+                               const std::function<void(int, CollectiveOps&)>& body) {
   Config config;
   config.plugins.options["declining"] = std::move(options);
-  return testing::ProcessWorld::create(processes, local, config, {STRATA_DECLINING_PLUGIN});
+  auto world = testing::ProcessWorld::create(processes, local, config, {STRATA_DECLINING_PLUGIN});
+  ASSERT_NE(world, nullptr);
+  world->run([&](int p) {
+    auto ops = world->team(p);
+    ASSERT_TRUE(ops.ok()) << ops.status();
+    body(p, **ops);
+  });
 }
 
-// All-reduces (SUM) one buffer of `count` floats per local device, each
-// holding process rank + 1; returns the call's status and checks the sum.
-Status sum_all_reduce(CollectiveOps& ops, int p, int processes, uint64_t count) {
+// All-reduces (SUM, in place) one buffer of `count` floats per local
+// device, each holding process rank + 1; checks the sums when it is OK.
+Status declining_sum(CollectiveOps& ops, int p, uint64_t count) {
   const int local = ops.team().local_count();
+  const int processes = ops.team().replica_count() / local;
   std::vector<std::vector<float>> data(static_cast<size_t>(local),
                                        std::vector<float>(count, static_cast<float>(p + 1)));
   std::vector<Buffer> buffers;
@@ -53,103 +65,93 @@ Status sum_all_reduce(CollectiveOps& ops, int p, int processes, uint64_t count) 
   return s;
 }
 
-// explain()'s verdict for `id`, or "" when it is not a candidate.
-std::string declining_verdict(const Selection& s, const std::string& id) {
-  for (const Candidate& c : s.candidates) {
-    if (c.algorithm->id == id) return c.verdict;
-  }
-  return "";
-}
+// What explain() says about the shape declining_sum() calls.
+struct DecliningExplained {
+  std::string chosen;   // the winner's id
+  std::string first;    // the first candidate tried
+  std::string verdict;  // the verdict on kDecliningFirst; "" when it is no candidate
+};
 
-// The shape sum_all_reduce() calls: in place.
-StatusOr<Selection> explain_in_place_sum(CollectiveOps& ops, uint64_t count) {
-  return ops.explain(CollectiveKind::kAllReduce, DType::kF32, count, ReduceOp::kSum, true, 0);
+// explain() of declining_sum(ops, p, count)'s shape, after that call, which
+// must succeed; empty fields (and a test failure) when either fails.
+DecliningExplained sum_then_explain(CollectiveOps& ops, int p, uint64_t count) {
+  DecliningExplained out;
+  const Status s = declining_sum(ops, p, count);
+  EXPECT_TRUE(s.ok()) << "process " << p << ": " << s;
+  if (!s.ok()) return out;
+  auto sel = ops.explain(CollectiveKind::kAllReduce, DType::kF32, count, ReduceOp::kSum,
+                         /*in_place=*/true, 0);
+  EXPECT_TRUE(sel.ok()) << "process " << p << ": " << sel.status();
+  if (!sel.ok()) return out;
+  if (sel->chosen != nullptr) out.chosen = sel->chosen->id;
+  if (!sel->candidates.empty()) out.first = sel->candidates.front().algorithm->id;
+  for (const Candidate& c : sel->candidates) {
+    if (c.algorithm->id == kDecliningFirst) out.verdict = c.verdict;
+  }
+  return out;
 }
 
 TEST(DecliningCandidateTest, OneProcessMovesOnToTheNextCandidate) {
-  auto world = declining_world(1, 2, {{"decline_ranks", "all"}});
-  ASSERT_NE(world, nullptr);
-  auto ops = world->team(0);
-  ASSERT_TRUE(ops.ok()) << ops.status();
-  ASSERT_TRUE(sum_all_reduce(**ops, 0, 1, 16).ok());
-  auto sel = explain_in_place_sum(**ops, 16);
-  ASSERT_TRUE(sel.ok()) << sel.status();
-  ASSERT_FALSE(sel->candidates.empty());
-  EXPECT_EQ(sel->candidates.front().algorithm->id, kDecliningFirst) << "AUTO must try it first";
-  EXPECT_EQ(sel->candidates.front().verdict,
-            "declined at team_create: this backend cannot reach its peers (team_create call 1 "
-            "on rank 0)");
-  EXPECT_THAT(sel->chosen->id, HasSubstr("hierarchical_copy/all_reduce/"));
-  // Another shape: the decline is remembered, team_create is not asked again.
-  ASSERT_TRUE(sum_all_reduce(**ops, 0, 1, 1000).ok());
-  auto other = explain_in_place_sum(**ops, 1000);
-  ASSERT_TRUE(other.ok()) << other.status();
-  EXPECT_THAT(declining_verdict(*other, kDecliningFirst), HasSubstr("(team_create call 1 on rank 0)"));
+  on_each_declining_process(1, 2, {{"decline_ranks", "all"}}, [](int p, CollectiveOps& ops) {
+    const DecliningExplained e = sum_then_explain(ops, p, 16);
+    EXPECT_EQ(e.first, kDecliningFirst) << "AUTO must try it first";
+    EXPECT_EQ(e.verdict,
+              "declined at team_create: this backend cannot reach its peers (team_create call 1 "
+              "on rank 0)");
+    EXPECT_THAT(e.chosen, HasSubstr("hierarchical_copy/all_reduce/"));
+    // Another shape: the decline is remembered, team_create is not asked again.
+    EXPECT_THAT(sum_then_explain(ops, p, 1000).verdict,
+                HasSubstr("(team_create call 1 on rank 0)"));
+  });
 }
 
 TEST(DecliningCandidateTest, ExplainBeforeAnyCallShowsTheDeclineOnOneProcess) {
   // `strata explain` never calls: on one process it tries team_create too,
   // so the winner it names is the one the call will use.
-  auto world = declining_world(1, 2, {{"decline_ranks", "all"}});
-  ASSERT_NE(world, nullptr);
-  auto ops = world->team(0);
-  ASSERT_TRUE(ops.ok()) << ops.status();
-  auto sel = explain_in_place_sum(**ops, 64);
-  ASSERT_TRUE(sel.ok()) << sel.status();
-  EXPECT_THAT(declining_verdict(*sel, kDecliningFirst), HasSubstr("declined at team_create: this backend"));
-  EXPECT_THAT(sel->chosen->id, HasSubstr("hierarchical_copy/all_reduce/"));
-  ASSERT_TRUE(sum_all_reduce(**ops, 0, 1, 64).ok());
+  on_each_declining_process(1, 2, {{"decline_ranks", "all"}}, [](int p, CollectiveOps& ops) {
+    auto sel = ops.explain(CollectiveKind::kAllReduce, DType::kF32, 64, ReduceOp::kSum,
+                           /*in_place=*/true, 0);
+    ASSERT_TRUE(sel.ok()) << sel.status();
+    ASSERT_FALSE(sel->candidates.empty());
+    EXPECT_EQ(sel->candidates.front().algorithm->id, kDecliningFirst);
+    EXPECT_THAT(sel->candidates.front().verdict,
+                HasSubstr("declined at team_create: this backend"));
+    EXPECT_THAT(sel->chosen->id, HasSubstr("hierarchical_copy/all_reduce/"));
+    EXPECT_TRUE(declining_sum(ops, p, 64).ok());
+  });
 }
 
 TEST(DecliningCandidateTest, EveryRankDeclinesAndTheNextCandidateServesEveryCall) {
-  auto world = declining_world(2, 1, {{"decline_ranks", "all"}});
-  ASSERT_NE(world, nullptr);
-  world->run([&](int p) {
-    auto ops = world->team(p);
-    ASSERT_TRUE(ops.ok()) << ops.status();
+  on_each_declining_process(2, 1, {{"decline_ranks", "all"}}, [](int p, CollectiveOps& ops) {
     // The chief's initial broadcast, as MultiWorkerMirrored makes it.
     std::vector<float> weights(8, p == 0 ? 7.0f : 0.0f);
-    const Buffer w[] = {Buffer{weights.data(), DType::kF32, weights.size(),
-                               (*ops)->team().devices()[0]}};
-    Status b = (*ops)->broadcast(w, w, 0);
+    const Buffer w[] = {
+        Buffer{weights.data(), DType::kF32, weights.size(), ops.team().devices()[0]}};
+    Status b = ops.broadcast(w, w, 0);
     ASSERT_TRUE(b.ok()) << b;
     for (float x : weights) EXPECT_EQ(x, 7.0f);
-    Status s = sum_all_reduce(**ops, p, 2, 8);
-    ASSERT_TRUE(s.ok()) << s;
-    auto sel = explain_in_place_sum(**ops, 8);
-    ASSERT_TRUE(sel.ok()) << sel.status();
-    EXPECT_EQ(sel->chosen->id, kStoreExchange);
-    EXPECT_THAT(declining_verdict(*sel, kDecliningFirst),
-                AllOf(HasSubstr("declined at team_create on worker 0: this backend cannot "
-                                "reach its peers (team_create call 1 on rank 0)"),
-                      HasSubstr("; on worker 1: this backend cannot reach its peers "
-                                "(team_create call 1 on rank 1)")));
+    const DecliningExplained e = sum_then_explain(ops, p, 8);
+    EXPECT_EQ(e.chosen, kStoreExchange);
+    EXPECT_THAT(e.verdict, AllOf(HasSubstr("declined at team_create on worker 0: this backend "
+                                           "cannot reach its peers (team_create call 1 on rank 0)"),
+                                 HasSubstr("; on worker 1: this backend cannot reach its peers "
+                                           "(team_create call 1 on rank 1)")));
     // Later shapes neither ask it again nor disagree about it.
-    ASSERT_TRUE(sum_all_reduce(**ops, p, 2, 3).ok());
-    auto later = explain_in_place_sum(**ops, 3);
-    ASSERT_TRUE(later.ok()) << later.status();
-    EXPECT_EQ(later->chosen->id, kStoreExchange);
-    EXPECT_THAT(declining_verdict(*later, kDecliningFirst), Not(HasSubstr("call 2")));
+    const DecliningExplained later = sum_then_explain(ops, p, 3);
+    EXPECT_EQ(later.chosen, kStoreExchange);
+    EXPECT_THAT(later.verdict, Not(HasSubstr("call 2")));
   });
 }
 
 TEST(DecliningCandidateTest, OneRankOfThreeDeclinesAndEveryRankSkipsIt) {
-  auto world = declining_world(3, 1, {{"decline_ranks", "1"}});
-  ASSERT_NE(world, nullptr);
-  world->run([&](int p) {
-    auto ops = world->team(p);
-    ASSERT_TRUE(ops.ok()) << ops.status();
-    std::chrono::steady_clock::duration took{};
+  on_each_declining_process(3, 1, {{"decline_ranks", "1"}}, [](int p, CollectiveOps& ops) {
     const auto start = std::chrono::steady_clock::now();
-    Status s = sum_all_reduce(**ops, p, 3, 8);
-    took = std::chrono::steady_clock::now() - start;
-    ASSERT_TRUE(s.ok()) << s;
-    EXPECT_LT(took, 10s) << "the ranks must agree, not wait out a deadline";
-    auto sel = explain_in_place_sum(**ops, 8);
-    ASSERT_TRUE(sel.ok()) << sel.status();
-    EXPECT_EQ(sel->chosen->id, kStoreExchange) << "process " << p;
+    const DecliningExplained e = sum_then_explain(ops, p, 8);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s)
+        << "the ranks must agree, not wait out a deadline";
+    EXPECT_EQ(e.chosen, kStoreExchange) << "process " << p;
     // Ranks 0 and 2 made a state; they name worker 1, which declined.
-    EXPECT_EQ(declining_verdict(*sel, kDecliningFirst),
+    EXPECT_EQ(e.verdict,
               "declined at team_create on worker 1: this backend cannot reach its peers "
               "(team_create call 1 on rank 1)")
         << "process " << p;
@@ -157,23 +159,20 @@ TEST(DecliningCandidateTest, OneRankOfThreeDeclinesAndEveryRankSkipsIt) {
 }
 
 TEST(DecliningCandidateTest, AFailedTeamCreateFailsTheCallOnEveryRankNamingIt) {
-  auto world = declining_world(2, 1, {{"fail_ranks", "1"}});
-  ASSERT_NE(world, nullptr);
-  world->run([&](int p) {
-    auto ops = world->team(p);
-    ASSERT_TRUE(ops.ok()) << ops.status();
+  on_each_declining_process(2, 1, {{"fail_ranks", "1"}}, [](int p, CollectiveOps& ops) {
     const auto start = std::chrono::steady_clock::now();
-    Status s = sum_all_reduce(**ops, p, 2, 8);
+    Status s = declining_sum(ops, p, 8);
     EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
     EXPECT_EQ(s.code(), Code::kUnavailable) << s;
     EXPECT_THAT(s.message(), HasSubstr("injected team_create failure (team_create call 1 on "
                                        "rank 1)"))
         << s;
     if (p == 0) {
-      EXPECT_THAT(s.message(), HasSubstr(kDecliningFirst + "'s team_create failed on worker 1")) << s;
+      EXPECT_THAT(s.message(), HasSubstr(kDecliningFirst + "'s team_create failed on worker 1"))
+          << s;
     }
     // Not skipped in silence: the team is unusable afterwards.
-    Status again = sum_all_reduce(**ops, p, 2, 8);
+    Status again = declining_sum(ops, p, 8);
     EXPECT_THAT(again.message(), HasSubstr("unusable after an earlier failure")) << again;
   });
 }
@@ -181,52 +180,38 @@ TEST(DecliningCandidateTest, AFailedTeamCreateFailsTheCallOnEveryRankNamingIt) {
 TEST(DecliningCandidateTest, ASupportsDeclineOnOneRankIsSkippedByAll) {
   // A plugin breaking rule 5: supports() differs by rank. Every rank still
   // picks the same algorithm, and explain says which rank declined.
-  auto world = declining_world(2, 1, {{"supports_decline_ranks", "1"}});
-  ASSERT_NE(world, nullptr);
-  world->run([&](int p) {
-    auto ops = world->team(p);
-    ASSERT_TRUE(ops.ok()) << ops.status();
-    Status s = sum_all_reduce(**ops, p, 2, 8);
-    ASSERT_TRUE(s.ok()) << s;
-    auto sel = explain_in_place_sum(**ops, 8);
-    ASSERT_TRUE(sel.ok()) << sel.status();
-    EXPECT_EQ(sel->chosen->id, kStoreExchange);
-    EXPECT_EQ(declining_verdict(*sel, kDecliningFirst),
-              "declined at supports() on worker 1: declining's supports() refuses process "
-              "rank 1");
+  const std::map<std::string, std::string> options = {{"supports_decline_ranks", "1"}};
+  on_each_declining_process(2, 1, options, [](int p, CollectiveOps& ops) {
+    const DecliningExplained e = sum_then_explain(ops, p, 8);
+    EXPECT_EQ(e.chosen, kStoreExchange);
+    EXPECT_EQ(e.verdict,
+              "declined at supports() on worker 1: declining's supports() refuses process rank 1");
   });
 }
 
 TEST(DecliningCandidateTest, AForcedAlgorithmThatDeclinesIsNotReplaced) {
-  auto world = declining_world(2, 1, {{"decline_ranks", "all"}});
-  ASSERT_NE(world, nullptr);
-  world->run([&](int p) {
-    auto ops = world->team(p);
-    ASSERT_TRUE(ops.ok()) << ops.status();
+  on_each_declining_process(2, 1, {{"decline_ranks", "all"}}, [](int p, CollectiveOps& ops) {
     float x = 1.0f;
-    const Buffer b[] = {Buffer{&x, DType::kF32, 1, (*ops)->team().devices()[0]}};
+    const Buffer b[] = {Buffer{&x, DType::kF32, 1, ops.team().devices()[0]}};
     CallOptions forced;
     forced.algorithm = kDecliningFirst;
-    Status s = (*ops)->all_reduce(b, b, ReduceOp::kSum, forced);
+    Status s = ops.all_reduce(b, b, ReduceOp::kSum, forced);
     EXPECT_EQ(s.code(), Code::kNotSupported) << s;
-    EXPECT_THAT(s.message(), AllOf(HasSubstr(kDecliningFirst + ": declined at team_create on worker 0"),
-                                   HasSubstr("cannot reach its peers")))
+    EXPECT_THAT(s.message(),
+                AllOf(HasSubstr(kDecliningFirst + ": declined at team_create on worker 0"),
+                      HasSubstr("cannot reach its peers")))
         << s;
     // A decline breaks nothing: the next call, unforced, runs.
-    ASSERT_TRUE(sum_all_reduce(**ops, p, 2, 8).ok());
+    EXPECT_TRUE(declining_sum(ops, p, 8).ok());
   });
 }
 
 TEST(DecliningCandidateTest, ComposedCallsSkipItInTheLocalAndCrossProcessParts) {
   // Two devices per process: no single algorithm covers the team, so the
   // call is composed, and both sub-teams meet the declining candidate.
-  auto world = declining_world(2, 2, {{"decline_ranks", "all"}});
-  ASSERT_NE(world, nullptr);
-  world->run([&](int p) {
-    auto ops = world->team(p);
-    ASSERT_TRUE(ops.ok()) << ops.status();
-    Status s = sum_all_reduce(**ops, p, 2, 8);
-    ASSERT_TRUE(s.ok()) << s;
+  on_each_declining_process(2, 2, {{"decline_ranks", "all"}}, [](int p, CollectiveOps& ops) {
+    const Status s = declining_sum(ops, p, 8);
+    EXPECT_TRUE(s.ok()) << s;
   });
 }
 

@@ -5,55 +5,23 @@
 // GPU) and its five algorithms.
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 
-#include "core/common/logging.h"
 #include "core/runtime/runtime.h"
 #include "plugin_runtime.h"
+#include "tests/common/log_capture.h"
 
 namespace strata {
 namespace {
 
 using nccl_test::kPlugin;
 using nccl_test::visible_gpus;
-
-// Copies core's log lines ("<level> <text>") at info and above while alive.
-class LogCapture {
- public:
-  LogCapture()
-      : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)), level_(logger().level()) {
-    sink_->set_pattern("%l %v");
-    sink_->set_level(spdlog::level::info);
-    logger().sinks().push_back(sink_);
-    logger().set_level(std::min(level_, spdlog::level::info));
-  }
-  ~LogCapture() {
-    auto& sinks = logger().sinks();
-    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
-    logger().set_level(level_);
-  }
-  std::vector<std::string> lines_with(const std::string& needle) const {
-    std::vector<std::string> out;
-    std::istringstream in(out_.str());
-    for (std::string line; std::getline(in, line);) {
-      if (line.find(needle) != std::string::npos) out.push_back(line);
-    }
-    return out;
-  }
-
- private:
-  std::ostringstream out_;
-  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
-  spdlog::level::level_enum level_;
-};
+using strata::testing::LogCapture;
 
 const PluginRecord* nccl_record(const Runtime& runtime) {
   for (const PluginRecord& r : runtime.loader().records()) {

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <thread>
@@ -35,6 +37,7 @@ enum class Bug {
   kEstimateNegative,  // ... whose estimate is negative: rule 5
   kEstimateDrifts,    // ... whose estimate grows with every call: rule 5
   kEstimateByRank,    // CROSS_PROCESS; its estimate depends on the rank: rule 5
+  kLosesStore,  // CROSS_PROCESS; breaks the job's store on rank 0: the rest is "not run"
 };
 
 struct Call {
@@ -110,8 +113,21 @@ strata_status_t create(void* user_data, void*, const strata_call_t* call, void**
   return STRATA_OK;
 }
 
+// The two-process runs' file store (run_two_processes.sh exports where it
+// is); kLosesStore is registered only when it is set.
+const char* pair_store() { return std::getenv("STRATA_PAIR_STORE"); }
+
+// Replaces the store's directory by a plain file, so that every later set
+// or get through it fails: a job store lost in the middle of the run.
+void break_pair_store() {
+  std::error_code ignored;
+  std::filesystem::remove_all(pair_store(), ignored);
+  std::ofstream(pair_store()) << "not a directory\n";
+}
+
 strata_status_t post(void* op, strata_message_t) {
   const Call& c = *static_cast<Call*>(op);
+  if (c.bug == Bug::kLosesStore && c.call.desc->team->process_rank == 0) break_pair_store();
   if (c.call.desc->count == 0 && c.bug != Bug::kThrows && c.bug != Bug::kBadStatus &&
       c.bug != Bug::kBlocks) {
     return STRATA_OK;
@@ -124,7 +140,8 @@ strata_status_t post(void* op, strata_message_t) {
     case Bug::kEstimateNaN:
     case Bug::kEstimateNegative:
     case Bug::kEstimateDrifts:
-    case Bug::kEstimateByRank: all_reduce(c.call); break;
+    case Bug::kEstimateByRank:
+    case Bug::kLosesStore: all_reduce(c.call); break;
     case Bug::kOffByOne:
       all_reduce(c.call);
       if (c.call.desc->dtype == STRATA_F32) static_cast<float*>(c.call.outputs[0].data)[0] += 1;
@@ -210,6 +227,7 @@ Entry kEntries[] = {
     {"estimate_negative", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kEstimateNegative},
     {"estimate_drifts", STRATA_ALL_REDUCE, STRATA_SCOPE_LOCAL, Bug::kEstimateDrifts},
     {"estimate_by_rank", STRATA_ALL_REDUCE, STRATA_SCOPE_CROSS_PROCESS, Bug::kEstimateByRank},
+    {"loses_store", STRATA_ALL_REDUCE, STRATA_SCOPE_CROSS_PROCESS, Bug::kLosesStore},
     // Last: registered only for the watchdog's test, since it ends the run.
     {"blocks_in_post", STRATA_BARRIER, STRATA_SCOPE_LOCAL, Bug::kBlocks},
 };
@@ -218,6 +236,7 @@ strata_status_t register_all(const strata_registrar_t* registrar, strata_message
   const bool with_blocking = std::getenv("STRATA_FAULTY_BLOCK") != nullptr;
   for (Entry& e : kEntries) {
     if (e.bug == Bug::kBlocks && !with_blocking) continue;
+    if (e.bug == Bug::kLosesStore && pair_store() == nullptr) continue;
     strata_algorithm_t t{};
     t.struct_size = sizeof t;
     t.name = e.name;
@@ -232,7 +251,7 @@ strata_status_t register_all(const strata_registrar_t* registrar, strata_message
     t.abort = abort_call;
     t.destroy = destroy;
     if (e.bug == Bug::kRunsInParts || e.bug == Bug::kRunLosesOp) t.run = run;
-    if (e.bug >= Bug::kEstimateNaN) t.estimate = estimate;
+    if (e.bug >= Bug::kEstimateNaN && e.bug <= Bug::kEstimateByRank) t.estimate = estimate;
     const strata_status_t s = registrar->add_algorithm(registrar->ctx, &t, msg);
     if (s != STRATA_OK) return s;
   }

@@ -9,10 +9,12 @@ shift
 dir=$(mktemp -d /tmp/strata_conformance_pair.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 workers=127.0.0.1:1,127.0.0.1:2  # the file store needs no port; the resolver wants one
+# Where the store is, for the faulty plugin's loses_store, which breaks it.
+export STRATA_PAIR_STORE="$dir/store"
 pids=()
 for i in 0 1; do
   STRATA_WORKERS=$workers STRATA_TASK_INDEX=$i timeout 120 "$program" "$@" --processes \
-      --resolver simple --store "file:$dir/store" >"$dir/out$i" 2>&1 &
+      --resolver simple --store "file:$STRATA_PAIR_STORE" >"$dir/out$i" 2>&1 &
   pids+=($!)
 done
 statuses=()
