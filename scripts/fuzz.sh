@@ -37,11 +37,12 @@ all=(config tf_config tcp_store_wire ps_wire checkpoint)
 ((${#targets[@]})) || targets=("${all[@]}")
 
 start=$(date +%s)
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -G Ninja -DSTRATA_FUZZ=ON \
   -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
   ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} \
-  >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+  >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target strata_fuzzers -j "$(nproc)"
 echo "fuzz: built in $(( $(date +%s) - start ))s"
 

@@ -28,8 +28,9 @@ stage "tests (Release)"
 scripts/run-tests.sh build --timeout 600
 done_stage
 
-# What a first user types (cmake -S . -B build: Unix Makefiles) and the
-# multi-config generator; configure only, the build above covers the code.
+# What a first user types (cmake -S . -B build: Unix Makefiles), the
+# multi-config generator and the IDE generators; configure only, the build
+# above covers the code.
 stage "other CMake generators (configure)"
 scripts/check-generators.sh
 done_stage

@@ -165,6 +165,15 @@ RequestHead parse_request_head(std::string_view bytes) {
     default:
       return bad("unknown request type " + std::to_string(static_cast<int>(h.op)));
   }
+  // The shortest request of its type (an empty key, then the value's length
+  // or the i64). A shorter frame is bad now: waiting for its key's length
+  // would leave a complete frame unanswered, or read the next one's bytes.
+  const size_t min_length = 1 + 4 + (h.op == Op::kSet ? 4 : 8);
+  if (length < min_length) {
+    return bad("malformed request (type " + std::to_string(static_cast<int>(h.op)) +
+               ", a frame of " + std::to_string(length) + " bytes; it needs at least " +
+               std::to_string(min_length) + ")");
+  }
   if (bytes.size() < 9) return h;
   const uint64_t key_bytes = get_le(bytes, 5, 4);
   const uint64_t fixed = 1 + 4 + key_bytes + (h.op == Op::kSet ? 4 : 8);

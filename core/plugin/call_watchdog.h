@@ -74,7 +74,7 @@ class CallWatchdog {
   };
 
   // Waits until no scan is formatting a warning: call before an algorithm
-  // entry a Slot may point at is freed (Registry::remove_plugin).
+  // entry a Slot may point at is freed (PluginLoader, before remove_plugin).
   static void quiesce();
 
   // How far past its deadline a call must be before the first warning, and

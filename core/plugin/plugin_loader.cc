@@ -14,6 +14,7 @@
 
 #include "core/common/logging.h"
 #include "core/plugin/abi_status.h"
+#include "core/plugin/call_watchdog.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/registry.h"
 
@@ -68,6 +69,14 @@ std::string describe_load_failure(const std::string& what) {
          what;
 }
 
+// Takes away what `plugin` registered. A watchdog scan may be formatting a
+// warning about a blocked call of one of its algorithms (call_watchdog.h):
+// wait for it before the entry it reads is freed.
+void remove_registrations(Registry& registry, const std::string& plugin) {
+  CallWatchdog::quiesce();
+  registry.remove_plugin(plugin);
+}
+
 void log_record(const PluginRecord& r) {
   const std::string where = r.builtin ? "built into core" : r.path.string();
   switch (r.state) {
@@ -101,7 +110,7 @@ PluginLoader::PluginLoader(Registry& registry) : registry_(registry) {}
 PluginLoader::~PluginLoader() {
   // Newest first: a later plugin may use device types an earlier one added.
   for (auto it = loaded_.rbegin(); it != loaded_.rend(); ++it) {
-    registry_.remove_plugin((*it)->name);
+    remove_registrations(registry_, (*it)->name);
     call_unload((*it)->name, (*it)->unload, (*it)->host->registrar());
   }
   loaded_.clear();
@@ -285,7 +294,7 @@ Status PluginLoader::register_plugin(const strata_plugin_info_t& info,
 Status PluginLoader::finish_registration(Status status, std::unique_ptr<Loaded>& loaded) {
   if (!status.ok()) {
     const auto partial = registry_.registered_by(loaded->name);
-    registry_.remove_plugin(loaded->name);
+    remove_registrations(registry_, loaded->name);
     call_unload(loaded->name, loaded->unload, loaded->host->registrar());
     std::string rolled_back;
     for (const auto& id : partial) rolled_back += (rolled_back.empty() ? "" : ", ") + id;

@@ -6,7 +6,6 @@
 #include <mutex>
 
 #include "core/common/logging.h"
-#include "core/plugin/call_watchdog.h"
 
 namespace strata {
 namespace {
@@ -171,8 +170,6 @@ Status Registry::add_store_type(std::string_view plugin,
 }
 
 void Registry::remove_plugin(std::string_view plugin) {
-  // A warning about a blocked call may be reading an entry about to go.
-  CallWatchdog::quiesce();
   std::unique_lock lock(mu_);
   std::erase_if(algorithms_, [&](const auto& kv) { return kv.second->plugin == plugin; });
   std::erase_if(device_types_, [&](const auto& kv) { return kv.second->plugin == plugin; });

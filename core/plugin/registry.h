@@ -66,8 +66,8 @@ class Registry {
   Status add_resolver(std::string_view plugin, const strata_resolver_t& table);
   Status add_store_type(std::string_view plugin, const strata_store_type_t& table);
 
-  // Removes everything `plugin` registered: the rollback of a failed load
-  // and the first step of an unload. Device type ids are never reused.
+  // Removes everything `plugin` registered (a failed load's rollback, an unload;
+  // the loader quiesces the call watchdog first). Device type ids are never reused.
   void remove_plugin(std::string_view plugin);
 
   // Lookups. Pointers stay valid until the owning plugin is removed.

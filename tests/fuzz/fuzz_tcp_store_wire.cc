@@ -1,8 +1,11 @@
 // Fuzz target: the TCP store's wire decoders (core/cluster/tcp_store_wire.h)
 // on a byte stream as the server reads one connection: a hello, then
 // frames, each decoded as a request and, as the client would, as a reply.
+// Before each frame, parse_request_head reads the same bytes, as the server
+// does to decide what to buffer and count against the quota.
 // Besides "no crash": a message the decoders accept re-encodes to exactly
-// the bytes it came from, and a refused one says why.
+// the bytes it came from, a refused one says why, and the head agrees with
+// the full decoders.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -54,6 +57,51 @@ void check_reply(ts::Op op, std::string_view payload, std::string_view frame) {
   }
 }
 
+bool same_head(const ts::RequestHead& a, const ts::RequestHead& b) {
+  return a.state == b.state && a.op == b.op && a.frame_bytes == b.frame_bytes &&
+         a.key == b.key && a.value_bytes == b.value_bytes && a.error == b.error;
+}
+
+// What the server decides from the start of a request, before it buffers
+// the rest: it needs at most kMaxRequestHeadBytes and never more bytes than
+// the frame has, admits no more than a frame may hold, and on a complete
+// frame agrees with parse_frame + decode_request.
+void check_request_head(std::string_view in, const ts::FrameParse& f) {
+  const ts::RequestHead h = ts::parse_request_head(in);
+  STRATA_FUZZ_CHECK(same_head(h, ts::parse_request_head(in.substr(0, ts::kMaxRequestHeadBytes))),
+                    "the head needs more than kMaxRequestHeadBytes");
+  if (h.state == ts::Parse::kBad) {
+    STRATA_FUZZ_CHECK(!h.error.empty(), "a bad request head without a reason");
+    STRATA_FUZZ_CHECK(f.state != ts::Parse::kDone || !ts::decode_request(f.op, f.payload).ok(),
+                      "the head refuses a request decode_request accepts: " + h.error);
+    return;
+  }
+  if (f.state == ts::Parse::kBad) {
+    STRATA_FUZZ_CHECK(in.size() < 5, "the head takes a frame parse_frame refuses: " + f.error);
+  }
+  if (h.state == ts::Parse::kNeedMore) {
+    STRATA_FUZZ_CHECK(f.state != ts::Parse::kDone, "a complete frame whose head is undecided");
+    return;
+  }
+  STRATA_FUZZ_CHECK(h.frame_bytes > 4 && h.frame_bytes - 4 <= ts::kMaxFrameBytes,
+                    "the head admits a frame over kMaxFrameBytes");
+  STRATA_FUZZ_CHECK(h.key.size() <= ts::kMaxKeyBytes, "the head's key is over the limit");
+  STRATA_FUZZ_CHECK(h.op == ts::Op::kSet || h.value_bytes == 0, "a value for a request without");
+  STRATA_FUZZ_CHECK(h.value_bytes < h.frame_bytes, "a value longer than its frame");
+  if (f.state != ts::Parse::kDone) return;
+  STRATA_FUZZ_CHECK(h.op == f.op && h.frame_bytes == f.consumed,
+                    "the head's op or length differs from parse_frame's");
+  const strata::StatusOr<ts::Request> r = ts::decode_request(f.op, f.payload);
+  if (!r.ok()) {
+    // Only a value's own length field lies past the head.
+    STRATA_FUZZ_CHECK(h.op == ts::Op::kSet, "the head accepts a request decode_request refuses: " +
+                                                r.status().to_string());
+    return;
+  }
+  STRATA_FUZZ_CHECK(h.key == r->key && h.value_bytes == r->value.size(),
+                    "the head's key or value length differs from decode_request's");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -72,6 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // frames from the server without one).
   for (;;) {
     const ts::FrameParse f = ts::parse_frame(in);
+    check_request_head(in, f);
     if (f.state == ts::Parse::kNeedMore) break;
     if (f.state == ts::Parse::kBad) {
       STRATA_FUZZ_CHECK(!f.error.empty(), "a bad frame without a reason");

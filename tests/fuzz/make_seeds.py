@@ -40,6 +40,22 @@ write("tcp_store_wire", "session",
 write("tcp_store_wire", "replies",
       store_frame(0x80, b"value") + store_frame(0x80, struct.pack("<q", 42)) +
       store_frame(0x81, struct.pack("<i", -4) + sbytes(b"no key 'x' within 5s")))
+# For parse_request_head, which decides from a request's first bytes what the
+# server buffers and counts: a set whose value length disagrees with its
+# frame's, a key of the longest length, a big set of which only the head has
+# arrived, and heads the server must refuse (a key over 4096 bytes, a frame
+# over the limit).
+write("tcp_store_wire", "head-value-length-lies",
+      hello + store_frame(1, sbytes(b"key") + struct.pack("<I", 9) + b"value"))
+write("tcp_store_wire", "head-longest-key",
+      hello + store_frame(2, sbytes(b"k" * 4096) + struct.pack("<q", 10)))
+write("tcp_store_wire", "head-big-set-partial",
+      hello + struct.pack("<I", 1 + 4 + 3 + 4 + (1 << 20)) + bytes([1]) + sbytes(b"big") +
+      struct.pack("<I", 1 << 20) + b"v" * 16)
+write("tcp_store_wire", "head-refused",
+      struct.pack("<I", 1 + 4 + 4097 + 8) + bytes([3]) + struct.pack("<I", 4097) + b"k" * 8)
+write("tcp_store_wire", "head-frame-over-limit",
+      hello + struct.pack("<I", 0x7fffffff) + bytes([1]) + sbytes(b"k"))
 
 
 # --- parameter server (core/strategy/parameter_server/ps_wire.h)

@@ -118,5 +118,25 @@ TEST(TcpStoreWire, RequestHeadsClaimingMoreThanTheirFieldsAreBad) {
   EXPECT_THAT(parse_request_head(bye).error, HasSubstr("goodbye frame of 2 bytes"));
 }
 
+// Found by the tcp_store_wire fuzz target (corpus: regress-short-get-frame.bin):
+// a whole get of one byte stayed "need more" until the next request's bytes
+// were read as its key's length.
+TEST(TcpStoreWire, RequestFramesTooShortForTheirTypeAreBadFromTheirFirstFiveBytes) {
+  for (const auto& [op, shortest] : {std::pair{Op::kSet, 9}, {Op::kGet, 13}, {Op::kAdd, 13}}) {
+    for (int length = 1; length < shortest; ++length) {
+      std::string frame(static_cast<size_t>(4 + length), '\0');
+      frame[0] = static_cast<char>(length);
+      frame[4] = static_cast<char>(op);
+      const RequestHead h = parse_request_head(frame.substr(0, 5));
+      EXPECT_EQ(h.state, Parse::kBad) << "type " << static_cast<int>(op) << ", " << length;
+      EXPECT_THAT(h.error, HasSubstr("needs at least " + std::to_string(shortest)));
+    }
+  }
+  // The shortest of each type is whole: its head is decided.
+  EXPECT_EQ(parse_request_head(encode_set("", "")).state, Parse::kDone);
+  EXPECT_EQ(parse_request_head(encode_get("", 0)).state, Parse::kDone);
+  EXPECT_EQ(parse_request_head(encode_add("", 0)).state, Parse::kDone);
+}
+
 }  // namespace
 }  // namespace strata::tcp_store
