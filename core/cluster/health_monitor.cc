@@ -89,7 +89,13 @@ Status HealthMonitor::round() {
 
 void HealthMonitor::run() {
   std::unique_lock lock(mu_);
-  while (!stop_ && !left_) {
+  while (!stop_) {
+    // After leave() no rounds of its own (peers may be closing the store),
+    // only those check() asks for, so check() stays bounded then too.
+    if (left_ && wanted_ <= finished_) {
+      wake_.wait(lock, [&] { return stop_ || wanted_ > finished_; });
+      continue;
+    }
     const uint64_t generation = wanted_;
     lock.unlock();
     Status s = round();
@@ -114,7 +120,9 @@ std::optional<std::chrono::nanoseconds> HealthMonitor::silent_for(Clock::time_po
 Status HealthMonitor::store_silent(std::chrono::nanoseconds silent) const {
   const std::string how_long = "no reply for " + seconds_text(silent);
   if (hosted_elsewhere()) return PeerFailedError(host_name() + " stopped answering: " + how_long);
-  return UnavailableError("health check: the job store" +
+  // No "health check" here: the callers that need one say it
+  // (core/collective/progress.cc).
+  return UnavailableError("the job store" +
                           (host_.address.empty() ? "" : " at " + host_.address) +
                           " stopped answering: " + how_long);
 }
@@ -123,7 +131,7 @@ Status HealthMonitor::store_failed(const Status& failure) const {
   const bool unreachable =
       failure.code() == Code::kUnavailable || failure.code() == Code::kTimedOut;
   if (!hosted_elsewhere() || !unreachable) {
-    return failure.prefixed("health check cannot read the store");
+    return failure.prefixed("cannot read the job store");
   }
   if (peers_[static_cast<size_t>(host_.rank)].left) {
     return UnavailableError(host_name() + " finished and closed it: " + failure.message());
@@ -151,19 +159,13 @@ Status HealthMonitor::peers_verdict(Clock::time_point now) const {
 Status HealthMonitor::check() {
   std::unique_lock lock(mu_);
   if (thread_error_.code() == Code::kInvalidArgument) return thread_error_;
-  if (stop_ || left_) {
-    // No thread to ask: read here, as the store allows.
-    lock.unlock();
-    Status s = round();
-    lock.lock();
-    return s.ok() ? peers_verdict(Clock::now()) : store_failed(s);
-  }
   // A fresh reading, so a departure is reported at once, not an interval
-  // on; taken by the thread, so that a store which stopped answering holds
-  // up this call for silence_limit() at most, not for its own timeout.
+  // on; taken by the thread (after leave() too), so that a store which
+  // stopped answering holds up this call for silence_limit() at most, not
+  // for its own timeout once per peer.
   const uint64_t want = ++wanted_;
   wake_.notify_all();
-  while (finished_ < want && !stop_ && !left_) {
+  while (finished_ < want && !stop_) {
     const auto now = Clock::now();
     const auto silent = silent_for(now);
     if (silent && *silent >= silence_limit()) return store_silent(*silent);

@@ -57,13 +57,16 @@ class HealthMonitor {
   //   "worker 0 (rank 0 of 3), the chief, which hosts the job store at
   //    10.0.0.1:29500, stopped answering: no reply for 3.0 s"
   // Takes a fresh reading, but never waits longer than silence_limit() for
-  // the store. A store without a host that cannot be read gives its own
-  // error, prefixed.
+  // the store, before leave() and after. A store without a host that cannot
+  // be read gives its own error, prefixed "cannot read the job store".
+  // Messages do not start with "health check": callers that mix them into
+  // errors of their own say that (core/collective/progress.cc).
   Status check();
 
   // Marks this rank as finished on purpose and stops beating; peers will
   // not report it. Skipped (with an error saying so) when the store has
-  // stopped answering, so leaving never waits on a dead store.
+  // stopped answering, so leaving never waits on a dead store. Afterwards
+  // the store is read only when check() asks.
   Status leave();
 
   std::chrono::nanoseconds silence_limit() const { return interval_ * kMissedBeats; }

@@ -25,6 +25,10 @@ using Value = std::shared_ptr<const std::string>;
 struct StoreUsage {
   uint64_t bytes = 0;
   uint64_t keys = 0;
+  // Replies waiting to be sent (a value in one is in `bytes` too). Not
+  // counted against the quota: a connection holds one at most, since it is
+  // not read while its reply waits.
+  uint64_t replies = 0;
 };
 
 class StoreQuota {

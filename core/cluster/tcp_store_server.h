@@ -49,7 +49,8 @@ class TcpStoreServer {
   std::set<int> departed() const;
 
   // What the store holds for the job now, as its quota counts it: keys,
-  // values, requests being received. Safe from any thread.
+  // values, requests being received; and the replies waiting to be sent.
+  // Safe from any thread.
   StoreUsage usage() const;
 
  private:

@@ -20,8 +20,9 @@ using namespace std::chrono_literals;
 
 // A refused connection gets this long to take its error reply.
 constexpr auto kCloseTimeout = 1s;
-// A client has one request outstanding, so it never has more than one
-// reply waiting; one that does is not reading them.
+// A connection is read only while none of its replies waits (a client has
+// one request outstanding), so it holds one reply at most; this bound is
+// the safety net behind that rule.
 constexpr size_t kMaxPendingOut = 2 * kMaxFrameBytes;
 constexpr size_t kReadChunk = 64 * 1024;
 
@@ -36,7 +37,10 @@ size_t read_room(size_t want, size_t buffered) {
 
 void ServerLoop::read_from(Conn& c) {
   char chunk[kReadChunk];
-  for (;;) {
+  // Not while a reply waits: a client that pipelines requests without
+  // reading the replies would make the server queue them without bound.
+  // What it sends meanwhile waits in the kernel's buffers, which are bounded.
+  while (c.out.empty()) {
     size_t want = kMaxRequestHeadBytes;
     if (c.state == Conn::State::kHello) want = kHelloFixedBytes + kMaxTokenBytes;
     if (c.admitted > 0) want = c.admitted;
@@ -56,7 +60,9 @@ void ServerLoop::read_from(Conn& c) {
 }
 
 void ServerLoop::process(Conn& c) {
-  while (!c.dead && c.state != Conn::State::kClosing) {
+  // One reply waiting at most: requests read behind it wait in c.in until
+  // it has gone (run() calls this again then).
+  while (!c.dead && c.state != Conn::State::kClosing && c.out.empty()) {
     if (c.state == Conn::State::kHello) {
       if (!handle_hello(c)) return;
       continue;
@@ -129,29 +135,37 @@ bool ServerLoop::admit(Conn& c) {
   return true;
 }
 
+bool ServerLoop::room_for(Conn& c, size_t bytes) {
+  if (c.out_bytes + bytes <= kMaxPendingOut) return true;
+  STRATA_LOG_WARN("store {}: dropping rank {} at {}: it does not read its replies", name_,
+                  c.rank, c.peer);
+  close(c);
+  return false;
+}
+
 void ServerLoop::reply(Conn& c, std::string frame) {
-  if (c.out_bytes + frame.size() > kMaxPendingOut) {
-    STRATA_LOG_WARN("store {}: dropping rank {} at {}: it does not read its replies", name_,
-                    c.rank, c.peer);
-    close(c);
-    return;
-  }
-  c.out_bytes += frame.size();
+  if (!room_for(c, frame.size())) return;
+  count_queued(c, frame.size());
   c.out.push_back(OutPiece{std::move(frame), nullptr, 0});
   flush(c);
 }
 
 void ServerLoop::reply_value(Conn& c, const Value& value) {
-  if (c.out_bytes + value->size() + 5 > kMaxPendingOut) {
-    STRATA_LOG_WARN("store {}: dropping rank {} at {}: it does not read its replies", name_,
-                    c.rank, c.peer);
-    close(c);
-    return;
-  }
-  c.out_bytes += value->size() + 5;
+  if (!room_for(c, value->size() + 5)) return;
+  count_queued(c, value->size() + 5);
   c.out.push_back(OutPiece{encode_ok_header(value->size()), nullptr, 0});
   if (!value->empty()) c.out.push_back(OutPiece{{}, value, 0});
   flush(c);
+}
+
+void ServerLoop::count_queued(Conn& c, size_t bytes) {
+  c.out_bytes += bytes;
+  reply_bytes_ += bytes;
+}
+
+void ServerLoop::count_sent(Conn& c, size_t bytes) {
+  c.out_bytes -= bytes;
+  reply_bytes_ -= bytes;
 }
 
 void ServerLoop::flush(Conn& c) {
@@ -174,7 +188,7 @@ void ServerLoop::flush(Conn& c) {
       close(c);
       return;
     }
-    c.out_bytes -= static_cast<size_t>(n);
+    count_sent(c, static_cast<size_t>(n));
     for (auto sent = static_cast<size_t>(n); sent > 0;) {
       OutPiece& front = c.out.front();
       const size_t taken = std::min(front.bytes().size() - front.sent, sent);

@@ -64,8 +64,11 @@ void ServerLoop::run() {
     const bool accepting = Clock::now() >= accept_paused_until_;
     fds.push_back({listener_.fd(), static_cast<short>(accepting ? POLLIN : 0), 0});
     for (const auto& c : conns_) {
-      const short events = static_cast<short>((c->state != Conn::State::kClosing ? POLLIN : 0) |
-                                              (c->out.empty() ? 0 : POLLOUT));
+      // Read only while no reply waits (read_from says why); POLLHUP and
+      // POLLERR come regardless.
+      const bool reading = c->state != Conn::State::kClosing && c->out.empty();
+      const short events =
+          static_cast<short>((reading ? POLLIN : 0) | (c->out.empty() ? 0 : POLLOUT));
       fds.push_back({c->sock.fd(), events, 0});
     }
     if (::poll(fds.data(), fds.size(), poll_timeout_ms()) < 0 && errno != EINTR) {
@@ -83,8 +86,12 @@ void ServerLoop::run() {
     for (size_t i = 0; i < polled; ++i) {
       Conn& c = *conns_[i];
       const short ev = fds[i + 2].revents;
-      if (ev & (POLLIN | POLLHUP | POLLERR)) read_from(c);
-      if (!c.dead && (ev & POLLOUT)) flush(c);
+      if (!c.out.empty() && (ev & (POLLOUT | POLLHUP | POLLERR))) {
+        flush(c);
+        // Requests that arrived behind the reply waited in c.in.
+        if (!c.dead && c.out.empty() && !c.in.empty()) process(c);
+      }
+      if (!c.dead && (ev & (POLLIN | POLLHUP | POLLERR))) read_from(c);
     }
     expire();
     std::erase_if(conns_, [](const auto& c) { return c->dead; });
@@ -127,7 +134,7 @@ void ServerLoop::close(Conn& c) {
   c.admitted = 0;
   c.in = std::string();
   c.out.clear();  // lets go of the values its replies shared
-  c.out_bytes = 0;
+  count_sent(c, c.out_bytes);
   if (c.rank >= 0) {
     --live_[static_cast<size_t>(c.rank)];
     if (!c.said_bye) mark_departed(c);

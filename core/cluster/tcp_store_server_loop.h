@@ -6,6 +6,7 @@
 #ifndef STRATA_CORE_CLUSTER_TCP_STORE_SERVER_LOOP_H_
 #define STRATA_CORE_CLUSTER_TCP_STORE_SERVER_LOOP_H_
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -33,7 +34,11 @@ class ServerLoop {
   // Thread-safe: ends run() once the other ranks are done, or at `by`.
   void request_stop(Deadline by);
   std::set<int> departed() const;
-  StoreUsage usage() const { return quota_.usage(); }
+  StoreUsage usage() const {
+    StoreUsage u = quota_.usage();
+    u.replies = reply_bytes_.load();
+    return u;
+  }
 
  private:
   // Part of a reply waiting to be sent: a frame of its own, or a stored
@@ -83,6 +88,11 @@ class ServerLoop {
   bool admit(Conn& c);
   void reply(Conn& c, std::string frame);
   void reply_value(Conn& c, const Value& value);
+  // False (and the connection dropped) when `bytes` more would take its
+  // replies over kMaxPendingOut.
+  bool room_for(Conn& c, size_t bytes);
+  void count_queued(Conn& c, size_t bytes);
+  void count_sent(Conn& c, size_t bytes);
   void flush(Conn& c);
   void refuse(Conn& c, Code code, const std::string& why);
 
@@ -104,6 +114,7 @@ class ServerLoop {
   std::vector<std::unique_ptr<Conn>> conns_;
   std::vector<int> live_;    // open, authenticated connections per rank
   Deadline accept_paused_until_{};
+  std::atomic<uint64_t> reply_bytes_{0};  // every connection's out_bytes; read by usage()
 
   mutable std::mutex mu_;    // guards the three below
   std::set<int> departed_;

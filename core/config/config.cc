@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "core/collective/tuning_table.h"
 #include "core/common/units.h"
@@ -101,8 +102,10 @@ Status parse_store_limits(const YamlReader& r, StoreLimits* out) {
     out->max_keys = static_cast<uint64_t>(n);
   }
   STRATA_RETURN_IF_ERROR(r.get_size("store_max_value", &out->max_value_bytes));
-  if (out->max_bytes == 0 || out->max_value_bytes == 0) {
-    return r.error("cluster.store_max_bytes and cluster.store_max_value must be positive");
+  // Only a value written in the file can be 0: reported at its own place.
+  for (const auto& [key, value] : {std::pair{"store_max_bytes", out->max_bytes},
+                                   std::pair{"store_max_value", out->max_value_bytes}}) {
+    if (value == 0) return r.find(key)->error("must be greater than 0");
   }
   if (out->max_value_bytes > StoreLimits::kProtocolMaxValueBytes) {
     return r.find("store_max_value")->error(

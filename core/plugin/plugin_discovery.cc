@@ -38,6 +38,15 @@ bool is_candidate(const fs::path& p) {
 
 }  // namespace
 
+std::map<std::string, std::string> plugin_options(const std::string& name,
+                                                  const LoaderOptions& options) {
+  std::map<std::string, std::string> merged = options.job_settings;
+  if (auto own = options.options.find(name); own != options.options.end()) {
+    merged.insert(own->second.begin(), own->second.end());  // keeps the job's
+  }
+  return merged;
+}
+
 std::string plugin_name_from_file(const fs::path& p) {
   std::string file = p.filename().string();
   if (is_candidate(p)) {

@@ -19,10 +19,19 @@ struct LoaderOptions {
   bool use_environment = true;  // STRATA_PLUGIN_PATH, STRATA_PLUGINS(_DISABLE)
   // Per-plugin options from the config, handed over by host services.
   std::map<std::string, std::map<std::string, std::string>> options;
+  // Settings of the job that every plugin's option() answers too, under
+  // their config names ("cluster.store_max_bytes": "268435456"): the limits
+  // a plugin's store type honours like core's (strata/abi/registrar.h).
+  std::map<std::string, std::string> job_settings;
   // Files refused without being opened, with the reason: those that
   // crashed or hung in a child process (`strata info --isolate`).
   std::map<std::filesystem::path, std::string> quarantined;
 };
+
+// What plugin `name`'s option() answers: its own options and the job
+// settings, which win (a plugin's options cannot change the job's limits).
+std::map<std::string, std::string> plugin_options(const std::string& name,
+                                                  const LoaderOptions& options);
 
 // libstrata_<name>.so -> "<name>"; any other file name as it is.
 std::string plugin_name_from_file(const std::filesystem::path& file);

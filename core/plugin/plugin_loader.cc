@@ -273,10 +273,8 @@ Status PluginLoader::register_plugin(const strata_plugin_info_t& info,
                                      std::unique_ptr<Loaded>& loaded) {
   loaded->name = info.name;
   loaded->unload = info.unload;
-  auto opts = options.options.find(loaded->name);
-  loaded->host = std::make_unique<PluginHost>(
-      loaded->name, registry_,
-      opts == options.options.end() ? std::map<std::string, std::string>{} : opts->second);
+  loaded->host = std::make_unique<PluginHost>(loaded->name, registry_,
+                                              plugin_options(loaded->name, options));
   if (info.register_all == nullptr) {
     return InvalidArgumentError("strata_plugin_info_t.register_all is NULL");
   }
@@ -319,10 +317,7 @@ Status PluginLoader::register_builtin(
   record.abi_minor = STRATA_ABI_MINOR;
   auto loaded = std::make_unique<Loaded>();
   loaded->name = name;
-  auto opts = options.options.find(name);
-  loaded->host = std::make_unique<PluginHost>(
-      name, registry_,
-      opts == options.options.end() ? std::map<std::string, std::string>{} : opts->second);
+  loaded->host = std::make_unique<PluginHost>(name, registry_, plugin_options(name, options));
   Status status;
   try {
     sdk::Registrar registrar(loaded->host->registrar(), loaded->keeper);

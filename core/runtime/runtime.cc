@@ -17,6 +17,11 @@ LoaderOptions Runtime::loader_options(const Config& config, const RuntimeOptions
   l.enable = config.plugins.enable;
   l.disable = config.plugins.disable;
   l.options = config.plugins.options;
+  // A plugin's store type is bounded like the TCP store (registrar.h).
+  const StoreLimits& limits = config.cluster.store_limits;
+  l.job_settings = {{"cluster.store_max_bytes", std::to_string(limits.max_bytes)},
+                    {"cluster.store_max_keys", std::to_string(limits.max_keys)},
+                    {"cluster.store_max_value", std::to_string(limits.max_value_bytes)}};
   l.use_environment = options.use_environment;
   l.use_install_dir = options.discover_plugins;
   l.quarantined = options.quarantined;

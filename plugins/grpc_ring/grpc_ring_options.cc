@@ -1,5 +1,6 @@
 #include "grpc_ring_options.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <optional>
 
@@ -11,6 +12,20 @@ namespace strata::grpc_ring {
 namespace {
 
 const std::string kPrefix = "plugins.options.grpc_ring.";
+
+// A job setting core hands every plugin ("cluster.store_max_keys"): a
+// whole number from 1 up, as decimal text; kept as it is when not given.
+void job_setting(const char* key, uint64_t* out) {
+  auto v = sdk::Host::option(key);
+  if (!v) return;
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (ec != std::errc() || end != v->data() + v->size() || n == 0) {
+    throw sdk::InvalidArgument(std::string(key) + ": '" + *v +
+                               "' is not a whole number from 1 up (core passes it on)");
+  }
+  *out = n;
+}
 
 std::string file_option(const char* key) {
   auto v = sdk::Host::option(key);
@@ -72,6 +87,9 @@ GrpcRingOptions GrpcRingOptions::from_host() {
   }
   if (auto v = sdk::Host::option("tls_server_name")) o.tls_server_name = *v;
   sdk::read_cost_model_options(kPrefix, &o.alpha, &o.beta, &o.gamma);
+  job_setting("cluster.store_max_bytes", &o.store_limits.max_bytes);
+  job_setting("cluster.store_max_keys", &o.store_limits.max_keys);
+  job_setting("cluster.store_max_value", &o.store_limits.max_value_bytes);
   return o;
 }
 

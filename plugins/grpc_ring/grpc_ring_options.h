@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "grpc_store_quota.h"
+
 namespace strata::grpc_ring {
 
 struct GrpcRingOptions {
@@ -28,6 +30,9 @@ struct GrpcRingOptions {
   double alpha = 40e-6;      // seconds per message (a gRPC round through the stack)
   double beta = 1.0 / 2e9;   // seconds per byte on the wire
   double gamma = 1.0 / 4e9;  // seconds per byte reduced
+  // What the job may make the grpc store hold: the job's cluster.store_max_*,
+  // which core answers option() with (strata/abi/registrar.h).
+  GrpcStoreLimits store_limits;
 
   bool tls() const { return !tls_cert.empty(); }
 

@@ -38,6 +38,7 @@ strata_status_t code_of(const grpc::Status& s) {
     case grpc::StatusCode::PERMISSION_DENIED:
     case grpc::StatusCode::UNAUTHENTICATED: return STRATA_PERMISSION_DENIED;
     case grpc::StatusCode::INVALID_ARGUMENT: return STRATA_INVALID_ARGUMENT;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return STRATA_OUT_OF_MEMORY;
     case grpc::StatusCode::UNAVAILABLE:
     case grpc::StatusCode::CANCELLED: return STRATA_UNAVAILABLE;
     default: return STRATA_INTERNAL;
@@ -55,6 +56,7 @@ GrpcStore::GrpcStore(GrpcStoreConfig config, int64_t deadline_ns) : config_(std:
     sc.token = config_.token;
     sc.world = config_.world;
     sc.services = config_.services;
+    sc.limits = config_.limits;
     server_ = std::make_unique<GrpcStoreServer>(std::move(sc));
     address_ = address_.substr(0, address_.rfind(':') + 1) + std::to_string(server_->port());
   }

@@ -25,6 +25,7 @@ struct GrpcStoreConfig {
   std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
   std::string tls_server_name;
   const strata_host_services_t* services = nullptr;
+  GrpcStoreLimits limits;  // rank 0 only: the job's cluster.store_max_*
   // How long closing rank 0 keeps serving ranks that have not said bye.
   std::chrono::milliseconds linger{5000};
 };
@@ -44,6 +45,8 @@ class GrpcStore final : public sdk::Store {
 
   // host:port the ranks dial (rank 0 with port 0: the port it got).
   const std::string& address() const { return address_; }
+  // Rank 0's server (nullptr on other ranks), for tests that look inside.
+  GrpcStoreServer* server() { return server_.get(); }
 
  private:
   void hello(int64_t deadline_ns);

@@ -20,6 +20,12 @@ namespace {
 
 namespace sw = store_wire;
 
+// What a store call's failure is on the wire; GrpcStore maps it back.
+grpc::StatusCode wire_code(strata_status_t code) {
+  return code == STRATA_OUT_OF_MEMORY ? grpc::StatusCode::RESOURCE_EXHAUSTED
+                                      : grpc::StatusCode::INVALID_ARGUMENT;
+}
+
 std::string metadata(const grpc::GenericCallbackServerContext* ctx, const char* key) {
   const auto& md = ctx->client_metadata();
   auto it = md.find(key);
@@ -102,7 +108,13 @@ class StoreCall final : public grpc::ServerGenericBidiReactor {
     try {
       serve(ctx_->method(), *request);
     } catch (const sdk::Error& e) {
-      finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what()));
+      // A refusal by the quota is logged here too: rank 0's log then says
+      // who filled the store, as the TCP store's does.
+      if (e.code() == STRATA_OUT_OF_MEMORY) {
+        sdk::Host::log(STRATA_LOG_WARNING,
+                       "grpc store at " + service_.bound_address() + ": " + e.what());
+      }
+      finish(grpc::Status(wire_code(e.code()), e.what()));
     }
   }
   void OnCancel() override { finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled")); }
@@ -144,11 +156,11 @@ class StoreCall final : public grpc::ServerGenericBidiReactor {
     }
     std::string reply;
     if (method == sw::kSet) {
-      service_.state().set(r.key, r.body);
+      service_.state().set(r.key, r.body, rank_);
     } else if (method == sw::kAdd) {
       const auto delta = sw::decode_i64(r.body);
       if (!delta) return finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad add"));
-      reply = sw::encode_i64(service_.state().add(r.key, *delta));
+      reply = sw::encode_i64(service_.state().add(r.key, *delta, rank_));
     } else if (method == sw::kHello) {
       service_.hello(rank_);
     } else {
@@ -193,7 +205,7 @@ grpc::ServerGenericBidiReactor* GrpcStoreServer::Service::CreateReactor(
   return new StoreCall(ctx, *this);
 }
 
-GrpcStoreServer::GrpcStoreServer(StoreServerConfig config) {
+GrpcStoreServer::GrpcStoreServer(StoreServerConfig config) : state_(config.limits) {
   const std::string address = config.listen_address;
   service_ = std::make_unique<Service>(std::move(config), state_);
   grpc::ServerBuilder builder;

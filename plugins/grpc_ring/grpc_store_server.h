@@ -24,6 +24,7 @@ struct StoreServerConfig {
   std::shared_ptr<grpc::ServerCredentials> credentials;
   std::string token;
   int world = 0;
+  GrpcStoreLimits limits;  // what the job may make it hold
   // gRPC's threads log through these (they have no host scope of their own).
   const strata_host_services_t* services = nullptr;
 };
@@ -38,6 +39,7 @@ class GrpcStoreServer {
   GrpcStoreServer& operator=(const GrpcStoreServer&) = delete;
 
   int port() const { return port_; }
+  GrpcStoreState& state() { return state_; }
   // Waits until every rank that said hello also said bye, at most `most`;
   // returns the ranks still connected (empty: everyone left).
   std::string linger(std::chrono::milliseconds most);

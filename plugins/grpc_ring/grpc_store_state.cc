@@ -19,7 +19,8 @@ void answer_all(const Parked& parked, const std::string* value) {
 
 }  // namespace
 
-GrpcStoreState::GrpcStoreState() : timer_([this] { expire_loop(); }) {}
+GrpcStoreState::GrpcStoreState(GrpcStoreLimits limits)
+    : quota_(limits), timer_([this] { expire_loop(); }) {}
 
 GrpcStoreState::~GrpcStoreState() {
   release_all();
@@ -31,14 +32,19 @@ GrpcStoreState::~GrpcStoreState() {
   timer_.join();
 }
 
-void GrpcStoreState::set(const std::string& key, std::string value) {
+void GrpcStoreState::set(const std::string& key, std::string value, int rank) {
   Parked parked;
   {
     std::lock_guard lock(mu_);
+    auto slot = values_.find(key);
+    const bool new_key = slot == values_.end();
+    quota_.admit_set(key, new_key, value.size(), rank);
+    quota_.stored(key, new_key, new_key ? 0 : slot->second.size(), value.size());
+    if (new_key) slot = values_.emplace(key, std::string()).first;
+    slot->second = value;
     auto range = by_key_.equal_range(key);
     for (auto it = range.first; it != range.second; ++it) parked.push_back(it->second);
     by_key_.erase(range.first, range.second);
-    values_[key] = value;
   }
   answer_all(parked, &value);
 }
@@ -60,12 +66,15 @@ std::optional<std::string> GrpcStoreState::get_or_park(const std::string& key,
   return std::nullopt;
 }
 
-int64_t GrpcStoreState::add(const std::string& key, int64_t delta) {
+int64_t GrpcStoreState::add(const std::string& key, int64_t delta, int rank) {
   Parked parked;
   int64_t sum = 0;
   {
     std::lock_guard lock(mu_);
+    const bool new_key = values_.find(key) == values_.end();
+    if (new_key) quota_.admit_new_key(key, rank);
     std::string& slot = values_[key];
+    if (new_key) quota_.stored(key, true, 0, 0);
     // The same rules as core's stores: missing or empty is 0.
     int64_t number = 0;
     if (!slot.empty()) {
@@ -79,7 +88,9 @@ int64_t GrpcStoreState::add(const std::string& key, int64_t delta) {
       throw sdk::InvalidArgument("adding " + std::to_string(delta) + " to key '" + key + "' (" +
                                  slot.substr(0, 64) + ") would overflow");
     }
-    slot = std::to_string(sum);
+    const std::string text = std::to_string(sum);
+    quota_.stored(key, false, slot.size(), text.size());
+    slot = text;
     // A get parked on a counter is answered like one parked on a set.
     auto range = by_key_.equal_range(key);
     for (auto it = range.first; it != range.second; ++it) parked.push_back(it->second);
@@ -105,6 +116,16 @@ void GrpcStoreState::release_all() {
 bool GrpcStoreState::releasing() {
   std::lock_guard lock(mu_);
   return releasing_;
+}
+
+uint64_t GrpcStoreState::held_bytes() {
+  std::lock_guard lock(mu_);
+  return quota_.bytes();
+}
+
+uint64_t GrpcStoreState::held_keys() {
+  std::lock_guard lock(mu_);
+  return quota_.keys();
 }
 
 void GrpcStoreState::expire_loop() {

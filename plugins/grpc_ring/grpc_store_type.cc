@@ -71,6 +71,7 @@ std::unique_ptr<sdk::Store> GrpcStoreType::open(std::string_view address, int ra
   config.channel_credentials = channel_credentials(options_);
   config.tls_server_name = options_.tls_server_name;
   config.services = host_services();
+  config.limits = options_.store_limits;
   return std::make_unique<GrpcStore>(std::move(config), deadline_ns);
 }
 

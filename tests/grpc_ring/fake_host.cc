@@ -46,7 +46,17 @@ int64_t FakeHost::now(void*) {
       .count();
 }
 
-const char* FakeHost::option(void*, const char*) { return nullptr; }
+void FakeHost::set_option(const std::string& key, const std::string& value) {
+  std::lock_guard lock(mu_);
+  options_[key] = value;
+}
+
+const char* FakeHost::option(void* host, const char* key) {
+  auto* self = static_cast<FakeHost*>(host);
+  std::lock_guard lock(self->mu_);
+  auto it = self->options_.find(key);
+  return it == self->options_.end() ? nullptr : it->second.c_str();
+}
 
 strata_status_t FakeHost::set(void* store, const char* key, const void* value, uint64_t length,
                               strata_message_t) {

@@ -1,6 +1,7 @@
 // Host services without core, for tests that drive the grpc_ring
-// implementation directly: a clock, an in-memory team store, and a log that
-// keeps every line so tests can count the warnings a stranger caused.
+// implementation directly: a clock, an in-memory team store, options the
+// test sets, and a log that keeps every line so tests can count the
+// warnings a stranger caused.
 #ifndef STRATA_TESTS_GRPC_RING_FAKE_HOST_H_
 #define STRATA_TESTS_GRPC_RING_FAKE_HOST_H_
 
@@ -23,6 +24,8 @@ class FakeHost {
   void* store() { return this; }
   std::vector<std::string> warnings() const;
   void clear_log();
+  // What option(key) answers from now on (set before the plugin reads it).
+  void set_option(const std::string& key, const std::string& value);
 
  private:
   static void log(void* host, strata_log_level_t level, const char* message);
@@ -37,6 +40,7 @@ class FakeHost {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::string> options_;
   std::vector<std::string> warnings_;
 };
 

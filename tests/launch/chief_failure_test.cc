@@ -15,9 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cluster/tcp_store_socket.h"
-#include "core/cluster/tcp_store_wire.h"
 #include "tests/launch/worker_processes.h"
+#include "tests/stores/half_frame_client.h"
 
 namespace strata {
 namespace {
@@ -94,24 +93,6 @@ TEST_P(ChiefKilledTest, SurvivorsNameTheChief) {
   expect_survivors_name_the_chief(job, killed, "is gone", false);
 }
 
-// Sends a hello in `rank`'s name to the store at `address`, then half of a
-// set's frame, then closes without a goodbye.
-void half_a_frame_in_the_name_of(const std::string& address, int rank) {
-  auto where = tcp_store::parse_host_port(address);
-  ASSERT_TRUE(where.ok()) << where.status();
-  auto raw = tcp_store::connect_once(*where, deadline_after(5s));
-  ASSERT_TRUE(raw.ok()) << raw.status();
-  ASSERT_TRUE(tcp_store::send_all(*raw, tcp_store::encode_hello({rank, kWorkers, kToken}),
-                                  deadline_after(5s)).ok());
-  std::string reply;
-  ASSERT_TRUE(tcp_store::receive_some(*raw, reply, deadline_after(5s)).ok());
-  ASSERT_THAT(reply, ::testing::Not(HasSubstr("refused")));
-  const std::string frame = tcp_store::encode_set("half", std::string(4096, 'x'));
-  ASSERT_TRUE(tcp_store::send_all(*raw, frame.substr(0, frame.size() / 2),
-                                  deadline_after(5s)).ok());
-  raw->reset();
-}
-
 TEST(HalfFrameClientTest, AConnectionDroppedInALiveWorkersNameDoesNotEndTheJob) {
   // Worker 0 pauses now and then, so the others wait in their all-reduces
   // long enough for the health check to run (every 200 ms).
@@ -121,7 +102,9 @@ TEST(HalfFrameClientTest, AConnectionDroppedInALiveWorkersNameDoesNotEndTheJob) 
                       kToken);
   ASSERT_TRUE(job.started());
   ASSERT_TRUE(job.wait_for_log(1, "worker 1 joined", 60s).has_value()) << job.log(1);
-  half_a_frame_in_the_name_of(job.address(0), 1);
+  // Half of a set's frame in worker 1's name, then the connection drops.
+  const Status half = testing::send_half_a_frame_and_drop(job.address(0), 1, kWorkers, kToken);
+  ASSERT_TRUE(half.ok()) << half;
   for (int i = 0; i < kWorkers; ++i) {
     const auto status = job.wait_exit(i, 60s);
     const std::string log = job.log(i);

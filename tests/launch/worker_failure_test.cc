@@ -7,22 +7,23 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <memory>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "strata/sdk/free_port.h"
+#include "tests/launch/worker_processes.h"
 
 extern char** environ;
 
@@ -30,13 +31,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-
-struct Worker {
-  pid_t pid = -1;
-  std::string log;
-  int status = -1;
-  bool exited = false;
-};
+using strata::testing::WorkerProcesses;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -96,92 +91,36 @@ TEST_P(WorkerFailureTest, SurvivorsNameTheKilledWorkerAndExit) {
     if (!ompi->ready()) GTEST_SKIP() << "ompi-server (openmpi-bin) could not be started";
   }
   constexpr int kWorkers = 3;
-  std::string cluster = "[";
-  {
-    std::vector<strata::sdk::PortReservation> held;  // distinct ports
-    for (int i = 0; i < kWorkers; ++i) {
-      std::string error;
-      held.push_back(strata::sdk::PortReservation::make(
-          strata::sdk::PortReservation::Scope::kLoopback, error));
-      ASSERT_TRUE(held.back().valid()) << error;
-      cluster += std::string(i ? "," : "") + "\"127.0.0.1:" + std::to_string(held.back().port()) +
-                 "\"";
-    }
-  }
-  cluster += "]";
-  std::vector<Worker> workers(kWorkers);
-  const std::string dir = ::testing::TempDir();
-  for (int i = 0; i < kWorkers; ++i) {
-    std::vector<std::string> env_text;
-    for (char** e = environ; *e != nullptr; ++e) {
-      if (std::string(*e).rfind("TF_CONFIG=", 0) != 0) env_text.emplace_back(*e);
-    }
-    env_text.push_back("TF_CONFIG={\"cluster\":{\"worker\":" + cluster +
-                       "},\"task\":{\"type\":\"worker\",\"index\":" + std::to_string(i) + "}}");
-    env_text.push_back("STRATA_JOB_TOKEN=worker-failure-test");
-    if (ompi) {
-      for (const auto& e : ompi->environment()) env_text.push_back(e);
-    }
-    std::vector<char*> env;
-    for (auto& s : env_text) env.push_back(s.data());
-    env.push_back(nullptr);
-    workers[static_cast<size_t>(i)].log =
-        dir + "/worker_failure_" + std::to_string(::getpid()) + "_" + std::to_string(i) + ".log";
-    std::vector<std::string> args_text = {STRATA_STREAM_PROGRAM, "--plugin", plugin,
-                                          "--iterations", "100000", "--die-rank", "2",
-                                          "--die-after", "50"};
-    std::vector<char*> args;
-    for (auto& s : args_text) args.push_back(s.data());
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 2, workers[static_cast<size_t>(i)].log.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 2, 1);
-    ASSERT_EQ(posix_spawn(&workers[static_cast<size_t>(i)].pid, STRATA_STREAM_PROGRAM, &actions,
-                          nullptr, args.data(), env.data()),
-              0);
-    posix_spawn_file_actions_destroy(&actions);
-  }
+  WorkerProcesses job(STRATA_STREAM_PROGRAM, kWorkers,
+                      {"--plugin", plugin, "--iterations", "100000", "--die-rank", "2",
+                       "--die-after", "50"},
+                      "worker-failure-test",
+                      ompi ? ompi->environment() : std::vector<std::string>{});
+  ASSERT_TRUE(job.started());
 
   // Bounded wait for all three; anything still running after 45 s (less
-  // than the 60 s collective timeout) is a hang: kill it and fail.
-  const auto start = std::chrono::steady_clock::now();
-  int remaining = kWorkers;
-  while (remaining > 0 && std::chrono::steady_clock::now() - start < 45s) {
-    for (auto& w : workers) {
-      if (w.exited) continue;
-      if (::waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
-        w.exited = true;
-        --remaining;
-      }
-    }
-    std::this_thread::sleep_for(20ms);
+  // than the 60 s collective timeout) is a hang: the job kills it.
+  const auto start = WorkerProcesses::Clock::now();
+  const auto until = start + 45s;
+  std::vector<std::optional<int>> status(kWorkers);
+  for (int i = 0; i < kWorkers; ++i) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+        std::max(until - WorkerProcesses::Clock::now(), WorkerProcesses::Clock::duration{}));
+    status[static_cast<size_t>(i)] = job.wait_exit(i, left);
+    ASSERT_TRUE(status[static_cast<size_t>(i)].has_value())
+        << "worker " << i << " hung; its log:\n" << job.log(i);
   }
-  const auto took = std::chrono::steady_clock::now() - start;
-  for (auto& w : workers) {
-    if (!w.exited) {
-      ::kill(w.pid, SIGKILL);
-      ::waitpid(w.pid, &w.status, 0);
-      ADD_FAILURE() << "a worker hung; its log:\n" << slurp(w.log);
-    }
-  }
-  ASSERT_EQ(remaining, 0);
-  EXPECT_LT(took, 45s);
 
-  ASSERT_TRUE(WIFSIGNALED(workers[2].status)) << slurp(workers[2].log);
-  EXPECT_EQ(WTERMSIG(workers[2].status), SIGKILL);
+  ASSERT_TRUE(WIFSIGNALED(*status[2])) << job.log(2);
+  EXPECT_EQ(WTERMSIG(*status[2]), SIGKILL);
   for (int i = 0; i < 2; ++i) {
-    const Worker& w = workers[static_cast<size_t>(i)];
-    const std::string log = slurp(w.log);
-    ASSERT_TRUE(WIFEXITED(w.status)) << log;
-    EXPECT_EQ(WEXITSTATUS(w.status), 3) << log;
+    const std::string log = job.log(i);
+    ASSERT_TRUE(WIFEXITED(*status[static_cast<size_t>(i)])) << log;
+    EXPECT_EQ(WEXITSTATUS(*status[static_cast<size_t>(i)]), 3) << log;
     EXPECT_THAT(log, HasSubstr("PEER_FAILED")) << log;
     EXPECT_THAT(log, HasSubstr("worker 2 (rank 2 of 3)")) << log;
-    if (!HasFailure()) std::remove(w.log.c_str());
     if (i == 0) std::cout << "worker 0 said: " << log;
   }
-  std::remove(workers[2].log.c_str());
 }
 
 std::vector<std::string> plugins() {

@@ -22,7 +22,8 @@ using namespace std::chrono_literals;
 
 WorkerProcesses::WorkerProcesses(const std::string& program, int count,
                                  const std::vector<std::string>& args,
-                                 const std::string& token) {
+                                 const std::string& token,
+                                 const std::vector<std::string>& extra_env) {
   std::string cluster = "[";
   {
     std::vector<sdk::PortReservation> held;  // distinct ports
@@ -48,6 +49,7 @@ WorkerProcesses::WorkerProcesses(const std::string& program, int count,
     env_text.push_back("TF_CONFIG={\"cluster\":{\"worker\":" + cluster +
                        "},\"task\":{\"type\":\"worker\",\"index\":" + std::to_string(i) + "}}");
     env_text.push_back("STRATA_JOB_TOKEN=" + token);
+    env_text.insert(env_text.end(), extra_env.begin(), extra_env.end());
     std::vector<char*> env;
     for (auto& s : env_text) env.push_back(s.data());
     env.push_back(nullptr);
@@ -118,16 +120,16 @@ std::optional<WorkerProcesses::Clock::time_point> WorkerProcesses::wait_stopped(
 std::optional<int> WorkerProcesses::wait_exit(int i, std::chrono::milliseconds bound) {
   Worker& w = workers_[static_cast<size_t>(i)];
   const auto until = Clock::now() + bound;
-  while (Clock::now() < until) {
+  for (;;) {  // looks once even when `bound` is 0
     int status = 0;
     const pid_t r = ::waitpid(w.pid, &status, WNOHANG);
     if (r == w.pid) {
       w.reaped = true;
       return status;
     }
+    if (Clock::now() >= until) return std::nullopt;
     std::this_thread::sleep_for(10ms);
   }
-  return std::nullopt;
 }
 
 void WorkerProcesses::kill(int i, int signal) {

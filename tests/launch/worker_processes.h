@@ -19,9 +19,10 @@ class WorkerProcesses {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Starts `count` workers of `program`, each with `args`.
+  // Starts `count` workers of `program`, each with `args` and, besides
+  // this process's environment, `extra_env` ("NAME=value").
   WorkerProcesses(const std::string& program, int count, const std::vector<std::string>& args,
-                  const std::string& token);
+                  const std::string& token, const std::vector<std::string>& extra_env = {});
   ~WorkerProcesses();  // SIGKILLs and reaps any still running; removes the logs
   WorkerProcesses(const WorkerProcesses&) = delete;
   WorkerProcesses& operator=(const WorkerProcesses&) = delete;

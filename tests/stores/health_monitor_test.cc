@@ -12,34 +12,76 @@
 #include <signal.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "core/cluster/tcp_store_type.h"
+#include "core/collective/progress.h"
 #include "tests/stores/store_test_util.h"
 
 namespace strata {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::first_failure;
 using testing::worker_name;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::Peer;
 using testing::TempDir;
 
+// A store in front of another that can stop answering (each request then
+// waits until thawed, 5 s at most, as on a stopped host) or fail.
+class FaultyStore final : public Store {
+ public:
+  explicit FaultyStore(Store& inner) : inner_(inner) {}
+  ~FaultyStore() override { thaw(); }
 
-// Polls check() until it fails or `bound` passes; the failure, if any.
-std::optional<Status> first_failure(HealthMonitor& m, std::chrono::milliseconds bound) {
-  const Deadline until = deadline_after(bound);
-  while (Clock::now() < until) {
-    Status s = m.check();
-    if (!s.ok()) return s;
-    std::this_thread::sleep_for(10ms);
+  void freeze() {
+    std::lock_guard lock(mu_);
+    frozen_ = true;
   }
-  return std::nullopt;
-}
+  void thaw() {
+    {
+      std::lock_guard lock(mu_);
+      frozen_ = false;
+    }
+    thawed_.notify_all();
+  }
+  void fail_with(Status s) {
+    std::lock_guard lock(mu_);
+    failure_ = std::move(s);
+  }
+
+  Status set(std::string_view key, std::string_view value) override {
+    STRATA_RETURN_IF_ERROR(fault());
+    return inner_.set(key, value);
+  }
+  StatusOr<std::string> get(std::string_view key, Deadline deadline) override {
+    STRATA_RETURN_IF_ERROR(fault());
+    return inner_.get(key, deadline);
+  }
+  StatusOr<int64_t> add(std::string_view key, int64_t delta) override {
+    STRATA_RETURN_IF_ERROR(fault());
+    return inner_.add(key, delta);
+  }
+
+ private:
+  Status fault() {
+    std::unique_lock lock(mu_);
+    thawed_.wait_for(lock, 5s, [&] { return !frozen_; });
+    return failure_;
+  }
+
+  Store& inner_;
+  std::mutex mu_;
+  std::condition_variable thawed_;
+  bool frozen_ = false;
+  Status failure_;
+};
 
 class HealthMonitorTest : public ::testing::Test {
  protected:
@@ -95,6 +137,58 @@ TEST_F(HealthMonitorTest, DestructorReturnsPromptlyWithALongInterval) {
 TEST_F(HealthMonitorTest, RankOutsideTheWorldIsAnError) {
   HealthMonitor m(*store_, 5, 2, 100ms);
   EXPECT_EQ(m.check().code(), Code::kInvalidArgument);
+}
+
+// After leave() the monitor's thread no longer reads on its own, but
+// check() still goes through it: a store that stopped answering holds it up
+// for the silence limit, not for the store's own timeout once per peer.
+TEST_F(HealthMonitorTest, ACheckAfterLeaveIsBoundedByTheSilenceLimit) {
+  FaultyStore store(*store_);
+  HealthMonitor rank0(store, 0, 3, 100ms, worker_name);
+  HealthMonitor rank1(*store_, 1, 3, 100ms, worker_name);
+  HealthMonitor rank2(*store_, 2, 3, 100ms, worker_name);
+  ASSERT_TRUE(rank0.check().ok());
+  ASSERT_TRUE(rank0.leave().ok());
+  ASSERT_TRUE(rank0.check().ok()) << "live peers after leave()";
+  store.freeze();
+  const auto start = Clock::now();
+  const Status s = rank0.check();
+  const auto took = Clock::now() - start;
+  store.thaw();
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s;
+  EXPECT_THAT(s.message(), HasSubstr("the job store stopped answering: no reply for")) << s;
+  EXPECT_LT(took, rank0.silence_limit() + 2s) << s;
+}
+
+// What a collective reports when the health check has a verdict: the words
+// "health check" once (core/collective/progress.cc adds them).
+TEST_F(HealthMonitorTest, ACollectiveErrorNamesTheHealthCheckOnce) {
+  FaultyStore store(*store_);
+  HealthMonitor rank0(store, 0, 2, 100ms, worker_name);
+  HealthMonitor rank1(*store_, 1, 2, 100ms, worker_name);
+  ASSERT_TRUE(rank0.check().ok());
+  const auto health = [&] { return rank0.check(); };
+
+  store.freeze();
+  StartedCall lost{UnavailableError("the plugin lost the store"), false, std::nullopt};
+  Status s = finish_call(lost, deadline_after(10s), 10s, health);
+  store.thaw();
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s;
+  EXPECT_THAT(s.message(), HasSubstr("health check: the job store stopped answering")) << s;
+  EXPECT_THAT(s.message(), HasSubstr("; the call: the plugin lost the store")) << s;
+  EXPECT_THAT(s.message(), Not(HasSubstr("health check: health check"))) << s;
+
+  // Once the monitor hears the store again, it fails instead.
+  const Deadline until = deadline_after(5s);
+  while (!rank0.check().ok() && Clock::now() < until) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(rank0.check().ok());
+  store.fail_with(UnavailableError("store 'memory' is gone"));
+  StartedCall again{UnavailableError("the plugin lost the store"), false, std::nullopt};
+  s = finish_call(again, deadline_after(10s), 10s, health);
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s;
+  EXPECT_THAT(s.message(),
+              HasSubstr("health check: cannot read the job store: store 'memory' is gone")) << s;
+  EXPECT_THAT(s.message(), Not(HasSubstr("health check: health check"))) << s;
 }
 
 TEST(HealthMonitorTcpTest, AKilledPeerIsNamedAsDepartedAtOnce) {

@@ -24,6 +24,7 @@
 #include "core/cluster/tcp_store_type.h"
 #include "core/runtime/runtime.h"
 #include "strata/sdk/error.h"
+#include "tests/stores/sdk_store_adapter.h"
 
 namespace strata {
 namespace {
@@ -35,32 +36,6 @@ int fail(const Status& s) {
   std::fflush(stdout);
   return 3;
 }
-
-// A core Store over the TcpStore this process hosts.
-class HostedStore final : public Store {
- public:
-  explicit HostedStore(std::unique_ptr<TcpStore> s) : s_(std::move(s)) {}
-  Status set(std::string_view key, std::string_view value) override {
-    return run([&] { s_->set(key, value); return 0; }).status();
-  }
-  StatusOr<std::string> get(std::string_view key, Deadline deadline) override {
-    return run([&] { return s_->get(key, to_ns(deadline)); });
-  }
-  StatusOr<int64_t> add(std::string_view key, int64_t delta) override {
-    return run([&] { return s_->add(key, delta); });
-  }
-
- private:
-  template <class F>
-  static auto run(F&& f) -> StatusOr<decltype(f())> {
-    try {
-      return f();
-    } catch (const sdk::Error& e) {
-      return Status(static_cast<Code>(e.code()), e.what());
-    }
-  }
-  std::unique_ptr<TcpStore> s_;
-};
 
 int heartbeat(Store& s, int rank, int world, const std::string& interval_ms) {
   HealthMonitor monitor(s, rank, world, std::chrono::milliseconds(std::atoi(interval_ms.c_str())));
@@ -80,7 +55,7 @@ int host(const std::string& address, int world, const std::string& interval_ms) 
   }
   std::printf("address=%s\n", tcp->address().c_str());
   std::fflush(stdout);
-  HostedStore s(std::move(tcp));
+  testing::SdkStoreAdapter s(std::move(tcp));
   return heartbeat(s, 0, world, interval_ms);
 }
 

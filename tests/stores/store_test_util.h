@@ -1,7 +1,7 @@
 // Shared by the store tests: a Runtime whose registry has the built-in store
-// types, a core Store over an sdk::Store (so rank 0 can host a TCP store on
-// port 0 and tell its children the real port), temporary directories, and
-// child processes running strata_store_peer with bounded waits.
+// types, a core Store over an sdk::Store (sdk_store_adapter.h), a bounded
+// poll of a HealthMonitor, temporary directories, and child processes
+// running strata_store_peer with bounded waits.
 #ifndef STRATA_TESTS_STORES_STORE_TEST_UTIL_H_
 #define STRATA_TESTS_STORES_STORE_TEST_UTIL_H_
 
@@ -21,17 +21,18 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/cluster/health_monitor.h"
 #include "core/cluster/store.h"
 #include "core/cluster/tcp_store_socket.h"
 #include "core/common/clock.h"
 #include "core/runtime/runtime.h"
-#include "strata/sdk/error.h"
-#include "strata/sdk/store_type.h"
+#include "tests/stores/sdk_store_adapter.h"
 
 extern char** environ;
 
@@ -59,35 +60,16 @@ inline StatusOr<std::unique_ptr<Store>> open_private_memory_store(Runtime& rt,
                     prefix + "/" + std::to_string(++instances), 0, 1, deadline_after(1s));
 }
 
-// A core Store over an sdk::Store, turning its exceptions into statuses the
-// way the SDK's trampolines do.
-class SdkStoreAdapter final : public Store {
- public:
-  explicit SdkStoreAdapter(std::unique_ptr<sdk::Store> inner) : inner_(std::move(inner)) {}
-  sdk::Store& inner() { return *inner_; }
-  void close() { inner_.reset(); }
-
-  Status set(std::string_view key, std::string_view value) override {
-    return run([&] { inner_->set(key, value); return 0; }).status();
+// Polls check() until it fails or `bound` passes; the failure, if any.
+inline std::optional<Status> first_failure(HealthMonitor& m, std::chrono::milliseconds bound) {
+  const Deadline until = deadline_after(bound);
+  while (Clock::now() < until) {
+    Status s = m.check();
+    if (!s.ok()) return s;
+    std::this_thread::sleep_for(10ms);
   }
-  StatusOr<std::string> get(std::string_view key, Deadline deadline) override {
-    return run([&] { return inner_->get(key, to_ns(deadline)); });
-  }
-  StatusOr<int64_t> add(std::string_view key, int64_t delta) override {
-    return run([&] { return inner_->add(key, delta); });
-  }
-
- private:
-  template <class F>
-  auto run(F&& f) -> StatusOr<decltype(f())> {
-    try {
-      return f();
-    } catch (const sdk::Error& e) {
-      return Status(static_cast<Code>(e.code()), e.what());
-    }
-  }
-  std::unique_ptr<sdk::Store> inner_;
-};
+  return std::nullopt;
+}
 
 // A loopback port bound but not listening: connecting to it is refused,
 // and nobody else can take it while the returned socket lives.

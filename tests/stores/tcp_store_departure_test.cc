@@ -6,50 +6,27 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <optional>
 #include <set>
 #include <string>
 
 #include "core/cluster/health_keys.h"
 #include "core/cluster/health_monitor.h"
 #include "core/cluster/tcp_store_type.h"
-#include "core/cluster/tcp_store_wire.h"
+#include "tests/stores/half_frame_client.h"
 #include "tests/stores/store_test_util.h"
 
 namespace strata {
 namespace {
 
 using namespace std::chrono_literals;
-using ::testing::HasSubstr;
+using testing::first_failure;
+using testing::HalfFrameClient;
 using testing::SdkStoreAdapter;
+using testing::send_half_a_frame_and_drop;
 using testing::worker_name;
 
-// Connects in `rank`'s name, sends half of a set's frame, then closes.
-void send_half_a_frame_and_close(const std::string& address, int rank, int world) {
-  auto where = tcp_store::parse_host_port(address);
-  ASSERT_TRUE(where.ok()) << where.status();
-  auto raw = tcp_store::connect_once(*where, deadline_after(5s));
-  ASSERT_TRUE(raw.ok()) << raw.status();
-  ASSERT_TRUE(tcp_store::send_all(*raw, tcp_store::encode_hello({rank, world, ""}),
-                                  deadline_after(5s)).ok());
-  std::string hello_reply;
-  ASSERT_TRUE(tcp_store::receive_some(*raw, hello_reply, deadline_after(5s)).ok());
-  const std::string frame = tcp_store::encode_set("half/frame", std::string(1000, 'x'));
-  ASSERT_TRUE(tcp_store::send_all(*raw, frame.substr(0, frame.size() / 2),
-                                  deadline_after(5s)).ok());
-  raw->reset();
-}
-
-// check() for `bound`; the first failure, if any.
-std::optional<Status> first_failure(HealthMonitor& m, std::chrono::milliseconds bound) {
-  const Deadline until = deadline_after(bound);
-  while (Clock::now() < until) {
-    Status s = m.check();
-    if (!s.ok()) return s;
-    std::this_thread::sleep_for(10ms);
-  }
-  return std::nullopt;
-}
+// The half frame's set claims this much (1 MiB).
+constexpr size_t kHalfSetBytes = size_t{1} << 20;
 
 // Waits (bounded) until the server's departed set is `expected`.
 bool departed_becomes(const tcp_store::TcpStoreServer& server, const std::set<int>& expected) {
@@ -59,6 +36,17 @@ bool departed_becomes(const tcp_store::TcpStoreServer& server, const std::set<in
     std::this_thread::sleep_for(5ms);
   }
   return server.departed() == expected;
+}
+
+// Waits (bounded) until the store's usage is above `level` (`above`) or
+// below it.
+bool usage_crosses(const tcp_store::TcpStoreServer& server, uint64_t level, bool above) {
+  const Deadline until = deadline_after(5s);
+  while (Clock::now() < until) {
+    if ((server.usage().bytes > level) == above) return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return false;
 }
 
 TEST(TcpStoreDepartureTest, HalfAFrameThenCloseDoesNotMakeALiveRankDeparted) {
@@ -71,10 +59,20 @@ TEST(TcpStoreDepartureTest, HalfAFrameThenCloseDoesNotMakeALiveRankDeparted) {
   HealthMonitor monitor1(rank1, 1, 2, 100ms, worker_name);
   ASSERT_TRUE(monitor0.check().ok());
 
-  send_half_a_frame_and_close(address, 1, 2);
-  // The server has seen the close once a request after it is answered.
+  // The half frame's set claims 1 MiB, counted from its head until the
+  // connection goes: usage rises once the server holds it, and falls back
+  // once the server has closed it (heartbeats move it by a few bytes).
+  const uint64_t level = server.usage().bytes + kHalfSetBytes / 2;
+  auto half = HalfFrameClient::connect(address, 1, 2, "");
+  ASSERT_TRUE(half.ok()) << half.status();
+  const Status sent = half->send_half_a_set("half/frame", kHalfSetBytes);
+  ASSERT_TRUE(sent.ok()) << sent;
+  ASSERT_TRUE(usage_crosses(server, level, true)) << "the server never admitted the frame";
+  half->drop();
+  ASSERT_TRUE(usage_crosses(server, level, false)) << "the server never saw the drop";
+  // The server's thread is in or past closing it; a request answered after
+  // that one has finished.
   ASSERT_TRUE(rank1.set("after", "the drop").ok());
-  std::this_thread::sleep_for(100ms);
   EXPECT_TRUE(server.departed().empty()) << "rank 1 lives on with its own connections";
   const auto failure = first_failure(monitor0, 1000ms);
   EXPECT_FALSE(failure.has_value()) << failure->to_string();
@@ -90,7 +88,8 @@ TEST(TcpStoreDepartureTest, ARankThatConnectsAgainIsNoLongerDeparted) {
   SdkStoreAdapter rank0(std::move(host));
   // Rank 1's only connection drops before its process opened the store:
   // as far as the server can tell, rank 1 died.
-  send_half_a_frame_and_close(address, 1, 2);
+  const Status half = send_half_a_frame_and_drop(address, 1, 2, "");
+  ASSERT_TRUE(half.ok()) << half;
   ASSERT_TRUE(departed_becomes(server, {1}));
 
   // Then rank 1 connects and beats: alive after all.

@@ -40,7 +40,12 @@ typedef struct strata_host_services {
 
   /* This plugin's option `key` from the config
    * (`plugins: {options: {<plugin>: {key: value}}}`), as a string, or NULL
-   * when unset. The string lives until the plugin is unloaded. */
+   * when unset. The string lives until the plugin is unloaded. It also
+   * answers the job settings a plugin must honour, under their config
+   * names: "cluster.store_max_bytes", "cluster.store_max_keys" and
+   * "cluster.store_max_value" (whole numbers, decimal), the limits on what
+   * a store type's server may be made to hold (docs/CONFIG.md); a host
+   * older than these gives NULL, so keep the documented defaults then. */
   const char* (*option)(void* host, const char* key);
 
   /* The team-scoped store (strata_team_desc_t.store): keys are private to
