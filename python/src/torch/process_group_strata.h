@@ -1,0 +1,73 @@
+// ProcessGroupStrata: torch.distributed's backend "strata". Each group is a
+// Strata team formed through the c10d store torch hands the backend; its
+// collectives go through CollectiveOps (selector, config, AUTO, every
+// plugin) on the group's WorkQueue. Calls are checked on the caller's
+// thread, so a bad argument raises at the call, not at wait().
+#ifndef STRATA_PYTHON_SRC_TORCH_PROCESS_GROUP_STRATA_H_
+#define STRATA_PYTHON_SRC_TORCH_PROCESS_GROUP_STRATA_H_
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/runtime/runtime.h"
+#include "python/src/torch/work_queue.h"
+
+namespace strata::python {
+
+class ProcessGroupStrata final : public c10d::ProcessGroup {
+ public:
+  struct Spec {
+    int rank = 0;
+    int size = 1;
+    std::chrono::milliseconds timeout{std::chrono::minutes(30)};
+    std::string group_id = "0";         // torch's group name: "0" for the default group
+    std::vector<int64_t> global_ranks;  // empty: the group is the whole world
+    std::optional<std::string> implementation;
+    std::optional<uint64_t> bytes_per_pack;
+  };
+
+  // Forms the group's team (every member calls it at once); throws
+  // StatusError naming what failed.
+  static c10::intrusive_ptr<ProcessGroupStrata> create(std::shared_ptr<Runtime> runtime,
+                                                       c10::intrusive_ptr<c10d::Store> store,
+                                                       const Spec& spec);
+  ProcessGroupStrata(int rank, int size, Spec spec, strata_device_t device,
+                     std::shared_ptr<WorkQueue> queue);
+  // Fails queued calls, waits for the running one and leaves the job, with
+  // the GIL released if the caller held it.
+  ~ProcessGroupStrata() override;
+
+  const std::string getBackendName() const override { return "strata"; }
+  void setSequenceNumberForGroup() override {}
+  uint64_t getSequenceNumberForGroup() override { return sequence_.load(); }
+
+  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
+                                           const c10d::AllreduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
+                                           const c10d::BroadcastOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+
+  // "rank 1 (global rank 3)" for messages.
+  std::string describe_rank(int rank) const;
+
+ private:
+  c10::intrusive_ptr<c10d::Work> enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
+                                         WorkStrata::Body body);
+  CallOptions call_options(std::chrono::milliseconds timeout) const;
+
+  Spec spec_;
+  strata_device_t device_;  // the team's one device: cpu:0
+  std::shared_ptr<WorkQueue> queue_;
+  std::atomic<uint64_t> sequence_{0};
+};
+
+}  // namespace strata::python
+
+#endif  // STRATA_PYTHON_SRC_TORCH_PROCESS_GROUP_STRATA_H_

@@ -1,0 +1,44 @@
+// torch tensors as Strata buffers: which dtypes and reductions Strata
+// takes, the checks a call makes on the caller's thread, and the staging
+// of non-contiguous tensors through a contiguous copy.
+#ifndef STRATA_PYTHON_SRC_TORCH_TENSOR_BUFFERS_H_
+#define STRATA_PYTHON_SRC_TORCH_TENSOR_BUFFERS_H_
+
+#include <ATen/ATen.h>
+#include <torch/csrc/distributed/c10d/Types.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/collective/buffer.h"
+
+namespace strata::python {
+
+// Strata's dtype for a reduction of `tensor` by `op`; NOT_SUPPORTED naming
+// the backend, the op and what Strata reduces otherwise.
+StatusOr<DType> reduction_dtype(const at::Tensor& tensor, const std::string& call);
+StatusOr<ReduceOp> reduce_op_of(const c10d::ReduceOp& op, const std::string& call);
+
+// One dense CPU tensor per process (torch passes a list of one); the error
+// names the call and what was given.
+Status check_single_tensor(const std::vector<at::Tensor>& tensors, const std::string& call);
+
+// A contiguous tensor to hand to a collective: `tensor` itself, or a copy
+// that finish() writes back.
+class StagedTensor {
+ public:
+  explicit StagedTensor(at::Tensor tensor);
+  // The tensor's elements as `dtype`, or its bytes as u8 (count = nbytes).
+  Buffer buffer(DType dtype, strata_device_t device) const;
+  Buffer bytes(strata_device_t device) const;
+  // Copies the result back into a non-contiguous original.
+  void finish() const;
+
+ private:
+  at::Tensor original_;
+  at::Tensor contiguous_;
+};
+
+}  // namespace strata::python
+
+#endif  // STRATA_PYTHON_SRC_TORCH_TENSOR_BUFFERS_H_

@@ -1,0 +1,121 @@
+#include "python/src/torch/work_queue.h"
+
+#include <pthread.h>
+
+#include <utility>
+#include <vector>
+
+namespace strata::python {
+namespace {
+
+std::mutex g_live_mu;
+std::vector<std::weak_ptr<WorkQueue>>* g_live = nullptr;  // never freed: read at exit
+
+}  // namespace
+
+std::shared_ptr<WorkQueue> WorkQueue::start(std::shared_ptr<JobTeam> team, std::string name) {
+  auto queue = std::make_shared<WorkQueue>(std::move(team));
+  queue->thread_ = std::thread([queue, name = std::move(name)]() mutable {
+    pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+    queue->loop();
+    queue.reset();  // may destroy the queue here, on its own thread
+  });
+  std::lock_guard<std::mutex> lock(g_live_mu);
+  if (g_live == nullptr) g_live = new std::vector<std::weak_ptr<WorkQueue>>();
+  std::erase_if(*g_live, [](const std::weak_ptr<WorkQueue>& q) { return q.expired(); });
+  g_live->push_back(queue);
+  return queue;
+}
+
+void WorkQueue::shutdown_all(const Status& why) {
+  std::vector<std::shared_ptr<WorkQueue>> live;
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    if (g_live == nullptr) return;
+    for (const auto& weak : *g_live) {
+      if (auto queue = weak.lock()) live.push_back(std::move(queue));
+    }
+  }
+  for (const auto& queue : live) queue->shutdown(why);
+}
+
+WorkQueue::~WorkQueue() {
+  shutdown(AbortedError("the strata process group was destroyed"));
+  if (thread_.joinable()) thread_.detach();  // destroyed on its own thread, which ends now
+}
+
+void WorkQueue::push(c10::intrusive_ptr<WorkStrata> work) {
+  Status refused;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopped_) {
+      queue_.push_back(std::move(work));
+      wake_.notify_all();
+      return;
+    }
+    refused = stop_reason_;
+  }
+  work->complete(refused);
+}
+
+bool WorkQueue::run_if_next(WorkStrata* work) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (running_ || queue_.empty() || queue_.front().get() != work) return false;
+  c10::intrusive_ptr<WorkStrata> next = std::move(queue_.front());
+  queue_.pop_front();
+  execute(next, lock);
+  return true;
+}
+
+void WorkQueue::execute(const c10::intrusive_ptr<WorkStrata>& work,
+                        std::unique_lock<std::mutex>& lock) {
+  running_ = true;
+  JobTeam* team = team_.get();  // kept until running_ is cleared (shutdown())
+  lock.unlock();
+  const Status status = work->run_body(team->ops());
+  lock.lock();
+  running_ = false;
+  wake_.notify_all();
+  lock.unlock();
+  work->complete(status);
+  lock.lock();
+}
+
+void WorkQueue::loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    // Idle until there is work or a shutdown (after the call a caller runs
+    // has returned); no collective waits here.
+    wake_.wait(lock, [this] { return !running_ && (stopped_ || !queue_.empty()); });
+    if (stopped_) return;
+    c10::intrusive_ptr<WorkStrata> next = std::move(queue_.front());
+    queue_.pop_front();
+    execute(next, lock);
+  }
+}
+
+void WorkQueue::shutdown(const Status& why) {
+  std::vector<c10::intrusive_ptr<WorkStrata>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopped_) {
+      stopped_ = true;
+      stop_reason_ = why;
+      dropped.assign(queue_.begin(), queue_.end());
+      queue_.clear();
+    }
+    wake_.notify_all();
+  }
+  for (const auto& work : dropped) work->complete(why);
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  std::shared_ptr<JobTeam> team;
+  {
+    // A call a user thread runs (run_if_next) ends by its deadline.
+    std::unique_lock<std::mutex> lock(mu_);
+    wake_.wait(lock, [this] { return !running_; });
+    team = std::move(team_);
+  }
+  // The team leaves the job here: heartbeats stop, peers are told.
+}
+
+}  // namespace strata::python

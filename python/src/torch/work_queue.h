@@ -1,0 +1,68 @@
+// The calls of one "strata" process group, in the order torch issued them
+// (every rank issues the same calls in the same order, which core's teams
+// need): one thread per group runs them, so async calls and DDP's gradient
+// buckets return at once and overlap with backward, while a blocking call
+// that is next in line runs on the caller's own thread (run_if_next).
+#ifndef STRATA_PYTHON_SRC_TORCH_WORK_QUEUE_H_
+#define STRATA_PYTHON_SRC_TORCH_WORK_QUEUE_H_
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/cluster/job_team.h"
+#include "python/src/torch/work_strata.h"
+
+namespace strata::python {
+
+class WorkQueue {
+ public:
+  // Starts the thread, named `name` (strata-pg<group>). The thread holds
+  // the queue until shutdown(), so the queue outlives a call that drops
+  // the last reference to its group from the thread itself.
+  static std::shared_ptr<WorkQueue> start(std::shared_ptr<JobTeam> team, std::string name);
+  explicit WorkQueue(std::shared_ptr<JobTeam> team) : team_(std::move(team)) {}
+  ~WorkQueue();
+  WorkQueue(const WorkQueue&) = delete;
+  WorkQueue& operator=(const WorkQueue&) = delete;
+
+  // Queues a call; never waits on a collective. After shutdown the work
+  // completes at once with the shutdown's reason.
+  void push(c10::intrusive_ptr<WorkStrata> work);
+  // Runs `work` on this thread if it is at the head and nothing runs; true
+  // if it did (the work is then complete).
+  bool run_if_next(WorkStrata* work);
+  // Fails every queued call with `why`, waits for the running one (bounded
+  // by its collective's deadline), joins the thread and releases the team,
+  // which leaves the job. Idempotent. Must
+  // not be called with the GIL held: a running call's future callbacks
+  // may need it.
+  void shutdown(const Status& why);
+  // shutdown() of every queue still running: at interpreter exit, so every
+  // group leaves its job (peers do not report this process dead) before
+  // the plugins' own teardown.
+  static void shutdown_all(const Status& why);
+
+ private:
+  void loop();
+  // Runs the popped `work` with mu_ released; `running_` is cleared before
+  // the work completes, so a future callback that waits on later work can
+  // run that work itself instead of deadlocking.
+  void execute(const c10::intrusive_ptr<WorkStrata>& work, std::unique_lock<std::mutex>& lock);
+
+  std::shared_ptr<JobTeam> team_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<c10::intrusive_ptr<WorkStrata>> queue_;
+  bool running_ = false;
+  bool stopped_ = false;
+  Status stop_reason_;
+  std::thread thread_;  // last: starts once the rest exists
+};
+
+}  // namespace strata::python
+
+#endif  // STRATA_PYTHON_SRC_TORCH_WORK_QUEUE_H_

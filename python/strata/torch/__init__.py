@@ -1,0 +1,55 @@
+"""strata.torch: every Strata plugin as a torch.distributed backend.
+
+    import strata.torch                       # registers the backend "strata"
+    dist.init_process_group("strata")        # env://, tcp:// or file://
+
+The group's team forms through the c10d store torch hands the backend, so
+torchrun, `strata launch` and mpirun all work without TF_CONFIG. Its
+collectives go through Strata's selector, config (STRATA_CONFIG, or
+Options(config=...)), AUTO and plugins. Debian's torchrun needs
+`python3 -m torch.distributed.run --redirects 1 --tee 1 ...` (docs/PYTORCH.md).
+"""
+
+import atexit
+import dataclasses
+from typing import Optional
+
+import torch.distributed as dist
+
+import strata
+from strata import _torch
+
+ProcessGroupStrata = _torch.ProcessGroupStrata
+
+
+@dataclasses.dataclass
+class Options:
+    """pg_options of init_process_group / new_group for the "strata" backend.
+
+    config: a YAML file for the process's Strata runtime (else STRATA_CONFIG);
+    implementation: "auto", a plugin or an algorithm id (the config's
+    collectives.implementation); bytes_per_pack: all_reduce_coalesced's
+    packing. torch's timeout bounds every call of the group."""
+    config: Optional[str] = None
+    implementation: Optional[str] = None
+    bytes_per_pack: Optional[int] = None
+
+
+def _create(backend_options, pg_options):
+    options = pg_options if isinstance(pg_options, Options) else Options()
+    runtime = strata.runtime(options.config)
+    return _torch.create_process_group(
+        runtime, backend_options.store, backend_options.group_rank,
+        backend_options.group_size, backend_options.timeout.total_seconds(),
+        str(backend_options.group_id), list(backend_options.global_ranks_in_group),
+        options.implementation, options.bytes_per_pack)
+
+
+# Importing twice (or after another copy registered it) is harmless.
+if not hasattr(dist.Backend, "STRATA"):
+    dist.Backend.register_backend("strata", _create, extended_api=True)
+
+# Every group leaves its job before the interpreter (and the plugins) go.
+atexit.register(_torch._shutdown_all)
+
+__all__ = ["Options", "ProcessGroupStrata"]
