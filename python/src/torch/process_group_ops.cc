@@ -67,8 +67,15 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupStrata::broadcast(std::vector<at::Ten
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupStrata::barrier(const c10d::BarrierOptions& opts) {
   const CallOptions options = call_options(opts.timeout);
-  return enqueue(c10d::OpType::BARRIER, {},
-                 [options](CollectiveOps& ops) { return ops.barrier(options); });
+  // An all-reduce of one byte: every cross-process plugin has all_reduce,
+  // not every one has a barrier (grpc_ring has none), and what a group
+  // runs must not depend on which plugin serves it.
+  const strata_device_t device = device_;
+  return enqueue(c10d::OpType::BARRIER, {}, [options, device](CollectiveOps& ops) {
+    uint8_t byte = 0;
+    const Buffer buffer{&byte, DType::kU8, 1, device};
+    return ops.all_reduce({&buffer, 1}, {&buffer, 1}, ReduceOp::kMax, options);
+  });
 }
 
 }  // namespace strata::python

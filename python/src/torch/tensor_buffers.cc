@@ -26,7 +26,24 @@ void* data_of(const at::Tensor& t) {
   return data != nullptr ? data : &empty;
 }
 
-std::string type_name(const at::Tensor& t) { return "torch." + std::string(c10::toString(t.scalar_type())); }
+// torch's Python names ("torch.int8"), which users know, not ATen's ("Char").
+std::string type_name(const at::Tensor& t) {
+  switch (t.scalar_type()) {
+    case at::kBool: return "torch.bool";
+    case at::kChar: return "torch.int8";
+    case at::kShort: return "torch.int16";
+    case at::kByte: return "torch.uint8";
+    case at::kInt: return "torch.int32";
+    case at::kLong: return "torch.int64";
+    case at::kHalf: return "torch.float16";
+    case at::kFloat: return "torch.float32";
+    case at::kDouble: return "torch.float64";
+    case at::kBFloat16: return "torch.bfloat16";
+    case at::kComplexFloat: return "torch.complex64";
+    case at::kComplexDouble: return "torch.complex128";
+    default: return "torch." + std::string(c10::toString(t.scalar_type()));
+  }
+}
 
 }  // namespace
 

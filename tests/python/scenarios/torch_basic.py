@@ -46,16 +46,21 @@ want = torch.arange(20, dtype=torch.float32) * (rank + 1)
 want[::2] = torch.arange(0, 20, 2, dtype=torch.float32) * sum(range(1, world + 1))
 compare("all_reduce non-contiguous", full, want)
 
+def broadcast_input(dtype, r):
+    if dtype == torch.bool:
+        return torch.arange(33) % 2 == r % 2
+    return torch.full((33,), r + 1).to(dtype)
+
+
 for dtype in [torch.float32, torch.int8, torch.bool, torch.bfloat16]:
     for root in range(world):
-        ours = (torch.arange(33) % 2 == rank % 2).to(dtype) if dtype == torch.bool else \
-            torch.full((33,), rank + 1).to(dtype)
-        theirs = ours.clone()
-        dist.broadcast(ours, src=root)
-        if dtype != torch.bfloat16:  # gloo 1.13 rejects bf16
-            dist.broadcast(theirs, src=root, group=gloo)
+        ours = broadcast_input(dtype, rank)
+        if dtype in (torch.bool, torch.bfloat16):  # gloo 1.13 rejects both
+            theirs = broadcast_input(dtype, root)
         else:
-            theirs = torch.full((33,), root + 1).to(dtype)
+            theirs = ours.clone()
+            dist.broadcast(theirs, src=root, group=gloo)
+        dist.broadcast(ours, src=root)
         compare(f"broadcast {dtype} root {root}", ours, theirs)
 
 # Async: returns a Work; wait, is_completed and the future behave.
