@@ -129,11 +129,12 @@ void CallWatchdog::scan(int64_t now) {
   for (Slot* slot : state().slots) {
     const uint64_t g = slot->generation_.load(std::memory_order_acquire);
     if (g % 2 == 0) continue;  // not inside a call
-    const AlgorithmEntry* algo = slot->algo_.load(std::memory_order_relaxed);
-    const char* fn = slot->fn_.load(std::memory_order_relaxed);
-    const int64_t deadline = slot->deadline_ns_.load(std::memory_order_relaxed);
-    const uint64_t sequence = slot->sequence_.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
+    // Acquire loads keep the second look at the generation after them (the
+    // seqlock's reader side, without a fence: see Slot::enter).
+    const AlgorithmEntry* algo = slot->algo_.load(std::memory_order_acquire);
+    const char* fn = slot->fn_.load(std::memory_order_acquire);
+    const int64_t deadline = slot->deadline_ns_.load(std::memory_order_acquire);
+    const uint64_t sequence = slot->sequence_.load(std::memory_order_acquire);
     if (slot->generation_.load(std::memory_order_relaxed) != g) continue;  // it returned
     if (g != slot->watched_generation_) {
       slot->watched_generation_ = g;

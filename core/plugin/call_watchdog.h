@@ -37,13 +37,15 @@ class CallWatchdog {
     // which should have returned by `deadline_ns` (the clock of now_ns()).
     void enter(const AlgorithmEntry& algo, const char* fn, int64_t deadline_ns,
                uint64_t sequence) noexcept {
-      // The previous leave() stays ordered before these stores (a seqlock's
-      // writer side; on x86 this only restrains the compiler).
-      std::atomic_thread_fence(std::memory_order_release);
-      algo_.store(&algo, std::memory_order_relaxed);
-      fn_.store(fn, std::memory_order_relaxed);
-      deadline_ns_.store(deadline_ns, std::memory_order_relaxed);
-      sequence_.store(sequence, std::memory_order_relaxed);
+      // A seqlock's writer side: release stores keep the previous leave()
+      // ordered before each of them, so a scan that reads one of them also
+      // sees the generation move. Release stores rather than a fence because
+      // ThreadSanitizer does not model fences (GCC refuses them under
+      // -fsanitize=thread); on x86 either one only restrains the compiler.
+      algo_.store(&algo, std::memory_order_release);
+      fn_.store(fn, std::memory_order_release);
+      deadline_ns_.store(deadline_ns, std::memory_order_release);
+      sequence_.store(sequence, std::memory_order_release);
       const uint64_t g = generation_.load(std::memory_order_relaxed);
       generation_.store(g + 1, std::memory_order_release);  // odd: inside
     }
