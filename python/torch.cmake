@@ -64,6 +64,7 @@ endif()
 
 pybind11_add_module(strata_python_torch MODULE NO_EXTRAS
   src/torch/module.cc
+  src/torch/process_group_gather_ops.cc
   src/torch/process_group_ops.cc
   src/torch/process_group_strata.cc
   src/torch/tensor_buffers.cc

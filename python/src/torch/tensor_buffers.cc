@@ -71,12 +71,40 @@ StatusOr<ReduceOp> reduce_op_of(const c10d::ReduceOp& op, const std::string& cal
                            " is not supported; Strata reduces with SUM, AVG, PRODUCT, MIN and MAX");
 }
 
+StatusOr<DType> reduction_dtype(const at::Tensor& tensor, const c10d::ReduceOp& op,
+                                const std::string& call) {
+  const auto type = static_cast<c10d::ReduceOp::RedOpType>(op);
+  if (tensor.scalar_type() == at::kBool &&
+      (type == c10d::ReduceOp::MIN || type == c10d::ReduceOp::MAX)) {
+    return DType::kU8;
+  }
+  return reduction_dtype(tensor, call);
+}
+
 Status check_single_tensor(const std::vector<at::Tensor>& tensors, const std::string& call) {
   if (tensors.size() != 1) {
     return InvalidArgumentError("strata backend: " + call + " takes one tensor per process, not " +
                                 std::to_string(tensors.size()));
   }
-  const at::Tensor& t = tensors.front();
+  return check_tensor(tensors.front(), call);
+}
+
+Status check_like(const at::Tensor& tensor, const at::Tensor& like, int64_t numel,
+                  const std::string& call, const std::string& what) {
+  STRATA_RETURN_IF_ERROR(check_tensor(tensor, call));
+  if (tensor.scalar_type() != like.scalar_type()) {
+    return InvalidArgumentError("strata backend: " + call + ": " + what + " is " +
+                                type_name(tensor) + ", the input " + type_name(like));
+  }
+  if (tensor.numel() != numel) {
+    return InvalidArgumentError("strata backend: " + call + ": " + what + " has " +
+                                std::to_string(tensor.numel()) + " elements, not " +
+                                std::to_string(numel));
+  }
+  return Status();
+}
+
+Status check_tensor(const at::Tensor& t, const std::string& call) {
   if (!t.defined()) return InvalidArgumentError("strata backend: " + call + " of an undefined tensor");
   if (t.layout() != at::kStrided) {
     return NotSupportedError("strata backend: " + call + " of a sparse or other non-strided tensor");
