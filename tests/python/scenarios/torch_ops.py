@@ -5,7 +5,8 @@ int32 and int64, contiguous and strided inputs and outputs. Inputs are
 small whole numbers, so every result is exact and compared with
 torch.equal. Where gloo 1.13 lacks the op, the reference is composed:
 into_tensor = gloo all_gather + cat, reduce_scatter = gloo all_reduce of
-the concatenated inputs, then this rank's slice. Writes rank<r>.json into
+the concatenated inputs, then this rank's slice, AVG = SUM then one
+division by the group size (integers truncate). Writes rank<r>.json into
 $STRATA_TEST_OUT (the mismatches, and how many cases ran)."""
 
 import datetime
@@ -24,7 +25,7 @@ torch.manual_seed(4321 + rank)
 result = {"rank": rank, "world": world, "mismatches": [], "cases": 0}
 
 DTYPES = [torch.float32, torch.float64, torch.int32, torch.int64]
-OPS = {"sum": dist.ReduceOp.SUM, "product": dist.ReduceOp.PRODUCT,
+OPS = {"sum": dist.ReduceOp.SUM, "avg": dist.ReduceOp.AVG, "product": dist.ReduceOp.PRODUCT,
        "min": dist.ReduceOp.MIN, "max": dist.ReduceOp.MAX}
 COUNTS = [0, 1, 7, 1000]
 
@@ -48,12 +49,23 @@ def empty(count, dtype, strided):
     return full[::2] if strided else full
 
 
+def mean_of(total):
+    """gloo has no AVG: its reference is SUM, then one division by the
+    group size (integers truncate, core's rule)."""
+    if total.is_floating_point():
+        return total / world
+    return total.div(world, rounding_mode="trunc")
+
+
 # gloo 1.13 dies of SIGFPE gathering empty tensors: of those, the
 # reference is the empty result itself.
 def gloo_all_reduce(t, op):
     t = t.clone()
     if t.numel() > 0:
-        dist.all_reduce(t, op=op, group=gloo)
+        avg = op == dist.ReduceOp.AVG
+        dist.all_reduce(t, op=dist.ReduceOp.SUM if avg else op, group=gloo)
+        if avg:
+            t = mean_of(t)
     return t
 
 
@@ -93,7 +105,11 @@ for dtype in DTYPES:
                     before = x.clone()
                     want = x.clone()
                     if count > 0:
-                        dist.reduce(want, dst=root, op=op, group=gloo)
+                        avg = op == dist.ReduceOp.AVG
+                        dist.reduce(want, dst=root, op=dist.ReduceOp.SUM if avg else op,
+                                    group=gloo)
+                        if avg:
+                            want = mean_of(want)
                     dist.reduce(x, dst=root, op=op)
                     compare(f"reduce {tag_op} root {root}", x, want if rank == root else before)
                 # reduce_scatter: a list of inputs, and one flat input.
