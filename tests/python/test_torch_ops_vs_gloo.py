@@ -24,10 +24,19 @@ def check(results, world):
         assert r["world"] == world
         assert r["mismatches"] == [], (rank, len(r["mismatches"]), r["mismatches"][:5])
         assert r["cases"] == expected_cases(world), (rank, r["cases"])
+        assert r["async_all_gather"] == [True, True], r["async_all_gather"]
+        assert r["async_reduce_scatter"] == [True, True], r["async_reduce_scatter"]
         name, text = r["bad_shape_error"]
         assert name == "InvalidArgumentError", r["bad_shape_error"]
         assert "all_gather_into_tensor" in text and f"{world * 4 + 1} elements, not {world * 4}" \
             in text, text
+        name, text = r["bad_list_error"]
+        assert name == "InvalidArgumentError", r["bad_list_error"]
+        assert f"all_gather takes a list of {world} output tensors" in text and \
+            f"not {world + 1}" in text, text
+        name, text = r["int8_error"]
+        assert name == "NotSupportedError", r["int8_error"]
+        assert "reduce_scatter_tensor of torch.int8" in text, text
 
 
 def test_one_rank(tmp_path):

@@ -124,12 +124,42 @@ for dtype in DTYPES:
                 dist.reduce_scatter_tensor(out, flat_in, op=op)
                 compare(f"reduce_scatter_tensor {tag_op}", out, want)
 
+# Async: the Work completes, and its future holds what gloo's holds (for
+# all_gather, the flat list of outputs).
+x = tensor(6, torch.float32, False)
+ours, theirs = [empty(6, torch.float32, False) for _ in range(world)], gloo_all_gather(x)
+work = dist.all_gather(ours, x, async_op=True)
+work.wait()
+value = work.get_future().value()
+result["async_all_gather"] = [work.is_completed(), len(value) == world and
+                              all(torch.equal(v, w) for v, w in zip(value, theirs))]
+flat_in = tensor(world * 6, torch.int64, False)
+out = empty(6, torch.int64, False)
+work = dist.reduce_scatter_tensor(out, flat_in, async_op=True)
+work.wait()
+value = work.get_future().value()
+result["async_reduce_scatter"] = [work.is_completed(), len(value) == 1 and
+                                  torch.equal(value[0], out) and torch.equal(
+                                      out, gloo_all_reduce(flat_in, dist.ReduceOp.SUM)[
+                                          rank * 6:(rank + 1) * 6])]
+
 # Shapes that do not fit raise at the call, naming what is wrong.
 try:
     dist.all_gather_into_tensor(torch.zeros(world * 4 + 1), torch.zeros(4))
     result["bad_shape_error"] = None
 except Exception as e:  # noqa: BLE001 (the type is what is checked)
     result["bad_shape_error"] = [type(e).__name__, str(e)]
+try:
+    dist.all_gather([torch.zeros(4)] * (world + 1), torch.zeros(4))
+    result["bad_list_error"] = None
+except Exception as e:  # noqa: BLE001
+    result["bad_list_error"] = [type(e).__name__, str(e)]
+try:
+    dist.reduce_scatter_tensor(torch.zeros(4, dtype=torch.int8),
+                               torch.zeros(4 * world, dtype=torch.int8))
+    result["int8_error"] = None
+except Exception as e:  # noqa: BLE001
+    result["int8_error"] = [type(e).__name__, str(e)]
 dist.barrier()
 
 with open(os.path.join(os.environ["STRATA_TEST_OUT"], f"rank{rank}.json"), "w") as f:
