@@ -1,7 +1,7 @@
 """The "strata" backend's all_reduce_coalesced, reduce, all_gather (list
 and into_tensor) and reduce_scatter (list and tensor) give gloo's results
-bit for bit (scenarios/torch_ops.py) on 1 rank, and on 2 ranks over
-grpc_ring and over mpi under strata launch."""
+bit for bit (scenarios/torch_ops.py) on 1 rank, on 2 and 3 ranks over
+grpc_ring, and on 2 ranks over mpi under strata launch."""
 
 import os
 
@@ -44,12 +44,14 @@ def test_one_rank(tmp_path):
     check(results, 1)
 
 
-def test_two_ranks_over_grpc_ring(tmp_path):
+# 3 ranks: a ring that is not a power of two, AVG that divides inexactly.
+@pytest.mark.parametrize("world", [2, 3])
+def test_over_grpc_ring(tmp_path, world):
     if "grpc_ring/all_reduce/ring" not in algorithms("cross_process"):
         pytest.skip("the grpc_ring plugin is not loaded")
-    results, _ = launch(2, "torch_ops.py", tmp_path,
+    results, _ = launch(world, "torch_ops.py", tmp_path,
                         env={"STRATA_CONFIG": grpc_ring_config(tmp_path)})
-    check(results, 2)
+    check(results, world)
 
 
 def test_two_ranks_over_mpi_under_strata_launch(tmp_path):
