@@ -11,11 +11,11 @@ pytest.importorskip("torch")
 from conftest import SCENARIOS, algorithms, grpc_ring_config, launch, python, run_job, strata_cli  # noqa: E402
 
 
-# 4 dtypes x 2 layouts x 4 counts, each with the gathers (one per rank +
-# into_tensor) + 5 ops x (3 coalesced + one reduce per root + 2 scatters):
-# the cases one rank checks.
+# 4 dtypes x 2 layouts x 4 counts, each with the gathers (one per rank,
+# into chunks, into_tensor) + 5 ops x (3 coalesced + one reduce per root +
+# 2 scatters): the cases one rank checks.
 def expected_cases(world):
-    return 4 * 2 * 4 * (world + 1 + 5 * (3 + world + 2))
+    return 4 * 2 * 4 * (world + 2 + 5 * (3 + world + 2))
 
 
 def check(results, world):

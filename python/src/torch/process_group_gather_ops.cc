@@ -25,6 +25,21 @@ void check_list(const std::vector<at::Tensor>& list, const at::Tensor& input, in
   }
 }
 
+// Are the outputs consecutive blocks of one buffer (as `big.chunk(n)`
+// gives)? Then the gather writes straight into them.
+bool consecutive(const std::vector<at::Tensor>& outs) {
+  const auto* first = static_cast<const char*>(outs.front().data_ptr());
+  const auto block = static_cast<ptrdiff_t>(outs.front().nbytes());
+  if (first == nullptr || block == 0) return false;
+  for (size_t r = 0; r < outs.size(); ++r) {
+    if (!outs[r].is_contiguous() ||
+        static_cast<const char*>(outs[r].data_ptr()) != first + static_cast<ptrdiff_t>(r) * block) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupStrata::_allgather_base(
@@ -62,9 +77,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupStrata::allgather(
                  [in = StagedTensor(input), outs = outputs.front(), options,
                   device](CollectiveOps& ops) {
                    const int64_t numel = in.numel();
+                   const Buffer source = in.bytes(device);
+                   if (consecutive(outs)) {
+                     const Buffer target{outs.front().data_ptr(), DType::kU8,
+                                         source.count * outs.size(), device};
+                     return ops.all_gather({&source, 1}, {&target, 1}, options);
+                   }
                    at::Tensor flat = at::empty({numel * static_cast<int64_t>(outs.size())},
                                                outs.front().options());
-                   const Buffer source = in.bytes(device);
                    const Buffer target = StagedTensor(flat).bytes(device);
                    STRATA_RETURN_IF_ERROR(ops.all_gather({&source, 1}, {&target, 1}, options));
                    for (size_t r = 0; r < outs.size(); ++r) {

@@ -87,6 +87,10 @@ for dtype in DTYPES:
             dist.all_gather(ours, x)
             for r in range(world):
                 compare(f"all_gather {tag} [{r}]", ours[r], want[r])
+            # Consecutive blocks of one tensor: gathered in place.
+            big = empty(world * count, dtype, False)
+            dist.all_gather(list(big.chunk(world)) if count else [big[:0]] * world, x)
+            compare(f"all_gather into chunks {tag}", big, torch.cat(want))
             flat = empty(world * count, dtype, strided)
             dist.all_gather_into_tensor(flat, x)
             compare(f"all_gather_into_tensor {tag}", flat, torch.cat(want))
