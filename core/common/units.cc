@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "strata/sdk/size_text.h"
+
 namespace strata {
 namespace {
 
@@ -82,22 +84,7 @@ StatusOr<std::chrono::nanoseconds> parse_duration(std::string_view text) {
                               std::string(text) + "'; expected ns, us, ms, s, m or h");
 }
 
-std::string format_size(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024.0 && unit < 4) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char buf[32];
-  if (value == std::floor(value)) {
-    std::snprintf(buf, sizeof buf, "%.0f %s", value, kUnits[unit]);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f %s", value, kUnits[unit]);
-  }
-  return buf;
-}
+std::string format_size(uint64_t bytes) { return sdk::size_text(bytes); }
 
 std::string format_duration(std::chrono::nanoseconds d) {
   const double ns = static_cast<double>(d.count());

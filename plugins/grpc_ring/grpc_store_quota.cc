@@ -1,25 +1,11 @@
 #include "grpc_store_quota.h"
 
-#include <cmath>
-#include <cstdio>
-
 #include "strata/sdk/error.h"
+#include "strata/sdk/size_text.h"
 
 namespace strata::grpc_ring {
 
-std::string size_text(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024.0 && unit < 4) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, value == std::floor(value) ? "%.0f %s" : "%.2f %s", value,
-                kUnits[unit]);
-  return text;
-}
+using sdk::size_text;
 
 void GrpcStoreQuota::over(std::string_view what, std::string_view key, int rank,
                           const std::string& detail, std::string_view config_key,

@@ -53,9 +53,6 @@ class GrpcStoreQuota {
   uint64_t keys_ = 0;
 };
 
-// "4 MiB", "1.50 KiB": sizes as core writes them (core/common/units.h).
-std::string size_text(uint64_t bytes);
-
 }  // namespace strata::grpc_ring
 
 #endif  // STRATA_PLUGINS_GRPC_RING_GRPC_STORE_QUOTA_H_
