@@ -63,7 +63,10 @@ if(NOT STRATA_TORCH_FOUND)
 endif()
 
 pybind11_add_module(strata_python_torch MODULE NO_EXTRAS
+  src/torch/block_exchange.cc
   src/torch/module.cc
+  src/torch/process_group_exchange_ops.cc
+  src/torch/process_group_explain.cc
   src/torch/process_group_gather_ops.cc
   src/torch/process_group_ops.cc
   src/torch/process_group_strata.cc

@@ -39,6 +39,34 @@ PYBIND11_MODULE(_torch, m) {
         py::arg("implementation") = py::none(), py::arg("bytes_per_pack") = py::none(),
         py::call_guard<py::gil_scoped_release>());
 
+  // The dict of strata.explain() / `strata explain --json`, for
+  // strata.torch.explain().
+  m.def("explain",
+        [](ProcessGroupStrata& group, const std::string& op, const at::Tensor& tensor,
+           const c10d::ReduceOp& reduce_op, int64_t root) {
+          ProcessGroupStrata::Explained e;
+          {
+            py::gil_scoped_release release;
+            e = group.explain(op, tensor, reduce_op, root);
+          }
+          py::dict out;
+          out["call"] = e.call;
+          out["team"] = e.team;
+          out["winner"] = e.selection.chosen->id;
+          out["reason"] = e.selection.reason;
+          py::list candidates;
+          for (const strata::Candidate& k : e.selection.candidates) {
+            candidates.append(py::dict(
+                py::arg("algorithm") = k.algorithm->id, py::arg("source") = k.source,
+                py::arg("estimate_seconds") = k.estimate, py::arg("measured_seconds") = k.measured,
+                py::arg("verdict") = k.verdict));
+          }
+          out["candidates"] = candidates;
+          return out;
+        },
+        py::arg("group"), py::arg("op"), py::arg("tensor"), py::arg("reduce_op"),
+        py::arg("root"));
+
   m.def("_shutdown_all", [] {
         strata::python::WorkQueue::shutdown_all(
             strata::AbortedError("the Python interpreter is exiting"));

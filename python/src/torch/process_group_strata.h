@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/collective/selector.h"
 #include "core/runtime/runtime.h"
 #include "python/src/torch/work_queue.h"
 
@@ -68,9 +69,46 @@ class ProcessGroupStrata final : public c10d::ProcessGroup {
                                                 std::vector<std::vector<at::Tensor>>& inputs,
                                                 const c10d::ReduceScatterOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+  // process_group_exchange_ops.cc: built from all_gather and broadcast.
+  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
+                                        std::vector<at::Tensor>& inputs,
+                                        const c10d::GatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
+                                         std::vector<std::vector<at::Tensor>>& inputs,
+                                         const c10d::ScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
+                                               std::vector<int64_t>& output_splits,
+                                               std::vector<int64_t>& input_splits,
+                                               const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs,
+                                          std::vector<at::Tensor>& inputs,
+                                          const c10d::AllToAllOptions& opts) override;
+  // NOT_SUPPORTED, saying what the backend lacks and what to use instead.
+  c10::intrusive_ptr<c10d::Work> allgather_coalesced(
+      std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+      const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst,
+                                      int tag) override;
+  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src,
+                                      int tag) override;
+  c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors,
+                                               int tag) override;
+  void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
 
   // "rank 1 (global rank 3)" for messages.
   std::string describe_rank(int rank) const;
+
+  // What serves torch's `op` ("all_reduce", "gather", ...) of `tensor` on
+  // this group, and why: the core call it runs as, described as `strata
+  // explain` describes calls, and the selector's verdict for that call
+  // (CollectiveOps::explain). process_group_explain.cc.
+  struct Explained {
+    std::string call;  // torch's call, then the core call that serves it
+    std::string team;
+    Selection selection;
+  };
+  Explained explain(const std::string& op, const at::Tensor& tensor,
+                    const c10d::ReduceOp& reduce_op, int64_t root);
 
  private:
   c10::intrusive_ptr<c10d::Work> enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,

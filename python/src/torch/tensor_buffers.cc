@@ -26,7 +26,8 @@ void* data_of(const at::Tensor& t) {
   return data != nullptr ? data : &empty;
 }
 
-// torch's Python names ("torch.int8"), which users know, not ATen's ("Char").
+}  // namespace
+
 std::string type_name(const at::Tensor& t) {
   switch (t.scalar_type()) {
     case at::kBool: return "torch.bool";
@@ -44,8 +45,6 @@ std::string type_name(const at::Tensor& t) {
     default: return "torch." + std::string(c10::toString(t.scalar_type()));
   }
 }
-
-}  // namespace
 
 StatusOr<DType> reduction_dtype(const at::Tensor& tensor, const std::string& call) {
   if (std::optional<DType> dtype = strata_dtype(tensor.scalar_type())) return *dtype;

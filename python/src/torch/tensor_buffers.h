@@ -14,6 +14,10 @@
 
 namespace strata::python {
 
+// torch's Python name of the tensor's dtype ("torch.int8"), which users
+// know, not ATen's ("Char").
+std::string type_name(const at::Tensor& tensor);
+
 // Strata's dtype for a reduction of `tensor` by `op`; NOT_SUPPORTED naming
 // the backend, the op and what Strata reduces otherwise.
 StatusOr<DType> reduction_dtype(const at::Tensor& tensor, const std::string& call);

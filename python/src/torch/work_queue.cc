@@ -44,6 +44,15 @@ WorkQueue::~WorkQueue() {
   if (thread_.joinable()) thread_.detach();  // destroyed on its own thread, which ends now
 }
 
+StatusOr<std::shared_ptr<JobTeam>> WorkQueue::team() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_ || team_ == nullptr) {
+    return FailedPreconditionError("the strata process group was shut down: " +
+                                   stop_reason_.to_string());
+  }
+  return team_;
+}
+
 void WorkQueue::push(c10::intrusive_ptr<WorkStrata> work) {
   Status refused;
   {

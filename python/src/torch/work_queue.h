@@ -45,6 +45,8 @@ class WorkQueue {
   // group leaves its job (peers do not report this process dead) before
   // the plugins' own teardown.
   static void shutdown_all(const Status& why);
+  // The group's team, or FAILED_PRECONDITION once shut down.
+  StatusOr<std::shared_ptr<JobTeam>> team();
 
  private:
   void loop();

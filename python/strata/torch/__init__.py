@@ -14,10 +14,12 @@ import atexit
 import dataclasses
 from typing import Optional
 
+import torch
 import torch.distributed as dist
 
 import strata
 from strata import _torch
+from strata._explain import Explanation
 
 ProcessGroupStrata = _torch.ProcessGroupStrata
 
@@ -45,6 +47,31 @@ def _create(backend_options, pg_options):
         options.implementation, options.bytes_per_pack)
 
 
+def explain(group=None, op="all_reduce", tensor=None, reduce_op=dist.ReduceOp.SUM, root=0):
+    """Which algorithm serves `op` of `tensor` on the "strata" `group` (the
+    default group if None), and why: a strata.Explanation, as `strata
+    explain` and strata.explain() give it. `call` says which core call the
+    torch op runs as (gather, scatter and all_to_all are built from
+    all_gather and broadcast); `root` is a global rank, as in dist.reduce.
+    Before a shape's first call on several processes the verdict is the
+    selector's (supports() and the declines met so far); after it, what
+    that call decided."""
+    if group is None:
+        group = dist.distributed_c10d._get_default_group()
+    if group == dist.GroupMember.NON_GROUP_MEMBER:
+        raise strata.InvalidArgumentError(
+            "strata.torch.explain: this process is not in the group", -2, "INVALID_ARGUMENT")
+    if not isinstance(group, ProcessGroupStrata):
+        raise strata.InvalidArgumentError(
+            f"strata.torch.explain: the group's backend is {dist.get_backend(group)!r}, "
+            "not \"strata\"", -2, "INVALID_ARGUMENT")
+    if tensor is None:
+        tensor = torch.empty(0)
+    group_root = root if group is dist.distributed_c10d._get_default_group() \
+        else dist.distributed_c10d.get_group_rank(group, root)
+    return Explanation.from_dict(_torch.explain(group, op, tensor, reduce_op, group_root))
+
+
 # Importing twice (or after another copy registered it) is harmless.
 if not hasattr(dist.Backend, "STRATA"):
     dist.Backend.register_backend("strata", _create, extended_api=True)
@@ -52,4 +79,4 @@ if not hasattr(dist.Backend, "STRATA"):
 # Every group leaves its job before the interpreter (and the plugins) go.
 atexit.register(_torch._shutdown_all)
 
-__all__ = ["Options", "ProcessGroupStrata"]
+__all__ = ["Options", "ProcessGroupStrata", "explain"]
