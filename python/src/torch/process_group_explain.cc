@@ -41,29 +41,29 @@ ProcessGroupStrata::Explained ProcessGroupStrata::explain(const std::string& op,
     if (op == "all_reduce_coalesced") c.how = "per pack of bytes_per_pack, tensors of one dtype";
   } else if (op == "broadcast") {
     c = {CollectiveKind::kBroadcast, DType::kU8, bytes_of(tensor), ReduceOp::kSum, root, true,
-         "of the tensor's bytes"};
+         "as bytes"};
   } else if (op == "all_gather" || op == "all_gather_into_tensor" || op == "gather") {
     c = {CollectiveKind::kAllGather, DType::kU8, bytes_of(tensor), ReduceOp::kSum, 0, false,
-         op == "gather" ? "of the input's bytes, of which the root keeps the result"
-                        : "of the input's bytes"};
+         op == "gather" ? "as bytes; the root keeps the result"
+                        : "as bytes"};
   } else if (op == "reduce_scatter" || op == "reduce_scatter_tensor") {
     c.kind = CollectiveKind::kReduceScatter;
     c.dtype = value_or_throw(reduction_dtype(tensor, reduce_op, op));
     c.redop = value_or_throw(reduce_op_of(reduce_op, op));
     c.count = static_cast<uint64_t>(tensor.numel());
     c.in_place = false;
-    c.how = "(the tensor is the output: one rank's block)";
+    c.how = "the tensor is the output, one rank's block";
   } else if (op == "scatter") {
     c = {CollectiveKind::kBroadcast, DType::kU8, n * bytes_of(tensor), ReduceOp::kSum, root, true,
-         "of all n blocks from the root, of which each rank keeps its own (the tensor is the "
+         "the root's n blocks as bytes; each rank keeps its own (the tensor is the "
          "output)"};
   } else if (op == "all_to_all" || op == "all_to_all_single") {
     c = {CollectiveKind::kAllGather, DType::kU8, bytes_of(tensor), ReduceOp::kSum, 0, false,
-         "of each rank's input (equal splits; else padded to the largest), after an all_gather "
-         "of the split sizes"};
+         "each rank's input as bytes, padded to the largest when the splits differ, after "
+         "an all_gather of the split sizes"};
   } else if (op == "barrier") {
     c = {CollectiveKind::kAllReduce, DType::kU8, 1, ReduceOp::kMax, 0, true,
-         "of one byte (not every plugin has a barrier)"};
+         "one byte: not every plugin has a barrier"};
   } else {
     throw_status(InvalidArgumentError(
         "strata.torch.explain: unknown op \"" + op +
@@ -81,7 +81,7 @@ ProcessGroupStrata::Explained ProcessGroupStrata::explain(const std::string& op,
     // As reduce() does: no plugin reduces, so an all_reduce serves it.
     c.kind = CollectiveKind::kAllReduce;
     c.root = 0;
-    c.how = "(no loaded plugin has reduce; the root keeps the all_reduce's result)";
+    c.how = "no loaded plugin has reduce: the root keeps the all_reduce's result";
     selection = team->ops().explain(c.kind, c.dtype, c.count, c.redop, c.in_place, c.root);
   }
   Explained out;
@@ -95,7 +95,7 @@ ProcessGroupStrata::Explained ProcessGroupStrata::explain(const std::string& op,
                     c.redop, c.root, c.in_place);
   out.call = "torch " + op + " of " + type_name(tensor) + "[" +
              std::to_string(tensor.numel()) + "] runs as " + core_call +
-             (c.how.empty() ? "" : " " + c.how);
+             (c.how.empty() ? "" : "; " + c.how);
   out.team = "strata process group " + spec_.group_id + " of " + std::to_string(size_) +
              " process(es), one cpu device each (this is " + describe_rank(rank_) + ")";
   return out;
