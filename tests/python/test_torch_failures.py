@@ -4,6 +4,8 @@ naming their cause (scenarios/torch_failures.py, init timeout 10 s):
 - a rank SIGKILLed mid-training: each survivor's wait() raises within the
   timeout, naming the dead rank, and the group's next call fails at once;
   the dead one a worker, then rank 0 (which hosts torch's TCPStore);
+- a rank that never calls: the others' call times out at the group's
+  timeout;
 - ranks that all_reduce tensors of different sizes: every rank raises,
   naming the sizes.
 
@@ -100,3 +102,14 @@ def test_different_shapes_fail_on_every_rank(tmp_path, ring_env):
         assert error["seconds"] < TIMEOUT_S, (rank, error)
         for size in (4, 5, 6):
             assert str(size) in error["text"], (rank, size, error)
+
+
+def test_rank_that_never_calls_times_the_others_out(tmp_path, ring_env):
+    results, exits, logs = run_ranks(3, ["absent"], tmp_path, ring_env)
+    assert all(code == 0 for code in exits.values()), logs
+    for rank in (0, 1):
+        error = results[rank]["error"]
+        assert error is not None, (rank, logs)
+        assert error["type"] == "TimedOutError", (rank, error)
+        assert "rank 2 did not reach call" in error["text"], (rank, error)
+        assert TIMEOUT_S - 0.5 < error["seconds"] < TIMEOUT_S + 3, (rank, error)

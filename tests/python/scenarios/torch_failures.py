@@ -3,6 +3,8 @@
   kill VICTIM   train (an all_reduce per step, async, then wait) until
                 VICTIM SIGKILLs itself at step 5; the others record how
                 their wait() fails and how long after the death it took.
+  absent        the last rank never calls; the others' all_reduce must end
+                at the group's timeout.
   shapes        every rank all_reduces a tensor of its own size (4 + rank);
                 each records the error, then whether the next call of an
                 agreed shape still works.
@@ -62,6 +64,18 @@ if mode == "kill":
         result["next"] = None
     except Exception as e:  # noqa: BLE001
         result["next"] = failure(e, start)
+elif mode == "absent":
+    # The last rank lives on (its heartbeats go on) but never calls.
+    if rank == world - 1:
+        time.sleep(TIMEOUT_S + 2)
+        result["error"] = None
+    else:
+        start = time.monotonic()
+        try:
+            dist.all_reduce(torch.ones(4))
+            result["error"] = None
+        except Exception as e:  # noqa: BLE001
+            result["error"] = failure(e, start)
 elif mode == "shapes":
     start = time.monotonic()
     try:

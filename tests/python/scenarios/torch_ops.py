@@ -200,6 +200,12 @@ result["errors"] = {
     "uneven_all_to_all": error_of(lambda: dist.all_to_all_single(
         torch.zeros(world * 2 + 1), torch.zeros(world * 2 + 1))),
 }
+if world > 1:
+    # Each rank's splits add up, but rank 0 expects 2 rows from rank 1 and
+    # none from itself: every rank fails alike, and the group goes on.
+    expect = [0, 2] + [1] * (world - 2) if rank == 0 else [1] * world
+    result["errors"]["crossed_splits"] = error_of(lambda: dist.all_to_all_single(
+        torch.zeros(world, 3), torch.zeros(world, 3), expect, [1] * world))
 # Bytes-moving ops take any dtype: int8 and bool broadcast as bytes.
 flags = torch.tensor([rank % 2 == 0, True, rank == 0])
 dist.broadcast(flags, src=0)
