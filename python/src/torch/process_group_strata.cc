@@ -1,7 +1,10 @@
 #include "python/src/torch/process_group_strata.h"
 
 #include <Python.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <utility>
@@ -58,6 +61,29 @@ std::string rank_name(const std::vector<int64_t>& global_ranks, int rank) {
   return name;
 }
 
+// Who serves torch's store, so that the health check can name it when it
+// goes: torch's TCPStore under env:// and tcp:// is served by global rank
+// 0, except under torchrun, whose agent serves it
+// (TORCHELASTIC_USE_AGENT_STORE=True). File and hash stores have no host.
+StoreHost store_host_of(c10::intrusive_ptr<c10d::Store> store,
+                        const std::vector<int64_t>& global_ranks) {
+  while (auto* prefix = dynamic_cast<c10d::PrefixStore*>(store.get())) {
+    store = prefix->getUnderlyingStore();
+  }
+  const auto* tcp = dynamic_cast<const c10d::TCPStore*>(store.get());
+  if (tcp == nullptr) return {};
+  StoreHost host{-1, tcp->getHost() + ":" + std::to_string(tcp->getPort())};
+  const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+  if (agent != nullptr && std::string(agent) == "True") return host;
+  if (global_ranks.empty()) {
+    host.rank = 0;  // the default group: group ranks are global ranks
+  } else if (auto it = std::find(global_ranks.begin(), global_ranks.end(), 0);
+             it != global_ranks.end()) {
+    host.rank = static_cast<int>(it - global_ranks.begin());
+  }
+  return host;
+}
+
 }  // namespace
 
 c10::intrusive_ptr<ProcessGroupStrata> ProcessGroupStrata::create(
@@ -80,10 +106,11 @@ c10::intrusive_ptr<ProcessGroupStrata> ProcessGroupStrata::create(
   // torch's timeout (init_process_group / new_group) bounds every call.
   team.communication.timeout = spec.timeout;
   if (spec.size > 1) {
-    auto torch_store = std::make_unique<TorchStore>(std::move(store));
+    auto torch_store = std::make_unique<TorchStore>(store);
     const Status shared = share_job_token(*torch_store, spec.rank, deadline_after(spec.timeout));
     if (!shared.ok()) throw_status(shared.prefixed(what));
     team.store = std::move(torch_store);
+    team.store_host = store_host_of(store, spec.global_ranks);
   }
   auto formed = JobTeam::form(std::move(runtime), std::move(team));
   if (!formed.ok()) throw_status(formed.status().prefixed(what));
