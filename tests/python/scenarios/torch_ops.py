@@ -7,9 +7,9 @@ float32, float64, float16, bfloat16, int32, int64 and uint8, contiguous
 and strided, with counts 0, 1, 7 and 1000. Inputs are small whole numbers,
 so every result but AVG's division is exact, and all compare bit for bit
 (torch.equal). Where gloo lacks the op or dtype, the reference is composed
-(gloo_reference.py). Ranks 0 and 2 of 3 or more also run the cases on a
-subgroup that leaves out rank 1, then on a second subgroup, then the first
-again. Writes rank<r>.json into $STRATA_TEST_OUT."""
+(gloo_reference.py). On 3 ranks, ranks 0 and 2 also run the cases on a
+subgroup that leaves out rank 1, then ranks 1 and 2 on a second subgroup,
+then 0 and 2 on the first again. Writes rank<r>.json into $STRATA_TEST_OUT."""
 
 import datetime
 import json
@@ -32,9 +32,9 @@ DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int
           torch.uint8]
 OPS = {"sum": dist.ReduceOp.SUM, "avg": dist.ReduceOp.AVG, "product": dist.ReduceOp.PRODUCT,
        "min": dist.ReduceOp.MIN, "max": dist.ReduceOp.MAX}
-# (count, strided): every edge contiguous, and a strided view of each size
-# class that stages through a copy.
-SHAPES = [(0, False), (1, False), (7, True), (1000, False), (1000, True)]
+# (count, strided): every edge contiguous, and a strided view that stages
+# through a copy.
+SHAPES = [(0, False), (1, False), (7, True), (1000, False)]
 # --few-shapes: the mpi job, whose ranks spin in MPI's progress loop and
 # so take twice grpc_ring's time on two cores.
 if "--few-shapes" in sys.argv:
@@ -153,7 +153,7 @@ run_cases(None, Reference(gloo), "")
 
 # Subgroups: one that leaves out rank 1, a second, then the first again
 # (each its own team; calls alternate between them).
-if world >= 3:
+if world == 3:
     first_ranks, second_ranks = [0, 2], list(range(1, world))
     first, first_gloo = dist.new_group(first_ranks), dist.new_group(first_ranks, backend="gloo")
     second, second_gloo = dist.new_group(second_ranks), dist.new_group(second_ranks,
