@@ -20,7 +20,7 @@ struct CoreCall {
   std::string how;  // how the torch op uses it, when not one to one
 };
 
-uint64_t bytes_of(const at::Tensor& t) { return static_cast<uint64_t>(t.nbytes()); }
+uint64_t byte_count(const at::Tensor& t) { return static_cast<uint64_t>(t.nbytes()); }
 
 }  // namespace
 
@@ -40,10 +40,10 @@ ProcessGroupStrata::Explained ProcessGroupStrata::explain(const std::string& op,
     c.root = op == "reduce" ? root : 0;
     if (op == "all_reduce_coalesced") c.how = "per pack of bytes_per_pack, tensors of one dtype";
   } else if (op == "broadcast") {
-    c = {CollectiveKind::kBroadcast, DType::kU8, bytes_of(tensor), ReduceOp::kSum, root, true,
+    c = {CollectiveKind::kBroadcast, DType::kU8, byte_count(tensor), ReduceOp::kSum, root, true,
          "as bytes"};
   } else if (op == "all_gather" || op == "all_gather_into_tensor" || op == "gather") {
-    c = {CollectiveKind::kAllGather, DType::kU8, bytes_of(tensor), ReduceOp::kSum, 0, false,
+    c = {CollectiveKind::kAllGather, DType::kU8, byte_count(tensor), ReduceOp::kSum, 0, false,
          op == "gather" ? "as bytes; the root keeps the result"
                         : "as bytes"};
   } else if (op == "reduce_scatter" || op == "reduce_scatter_tensor") {
@@ -54,11 +54,11 @@ ProcessGroupStrata::Explained ProcessGroupStrata::explain(const std::string& op,
     c.in_place = false;
     c.how = "the tensor is the output, one rank's block";
   } else if (op == "scatter") {
-    c = {CollectiveKind::kBroadcast, DType::kU8, n * bytes_of(tensor), ReduceOp::kSum, root, true,
+    c = {CollectiveKind::kBroadcast, DType::kU8, n * byte_count(tensor), ReduceOp::kSum, root, true,
          "the root's n blocks as bytes; each rank keeps its own (the tensor is the "
          "output)"};
   } else if (op == "all_to_all" || op == "all_to_all_single") {
-    c = {CollectiveKind::kAllGather, DType::kU8, bytes_of(tensor), ReduceOp::kSum, 0, false,
+    c = {CollectiveKind::kAllGather, DType::kU8, byte_count(tensor), ReduceOp::kSum, 0, false,
          "each rank's input as bytes, padded to the largest when the splits differ, after "
          "an all_gather of the split sizes"};
   } else if (op == "barrier") {
