@@ -4,7 +4,9 @@
     dist.init_process_group("strata")        # env://, tcp:// or file://
 
 The group's team forms through the c10d store torch hands the backend, so
-torchrun, `strata launch` and mpirun all work without TF_CONFIG. Its
+torchrun, `strata launch` and mpirun all work without TF_CONFIG. Under
+mpirun or srun, importing this sets torch's env:// variables that are unset
+(RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; see _environment.py). Its
 collectives go through Strata's selector, config (STRATA_CONFIG, or
 Options(config=...)), AUTO and plugins. Debian's torchrun needs
 `python3 -m torch.distributed.run --redirects 1 --tee 1 ...` (docs/PYTORCH.md).
@@ -18,6 +20,7 @@ import torch.distributed as dist
 
 import strata
 from strata import _torch
+from strata.torch import _environment
 
 ProcessGroupStrata = _torch.ProcessGroupStrata
 
@@ -45,6 +48,17 @@ def _create(backend_options, pg_options):
         options.implementation, options.bytes_per_pack)
 
 
+def launcher_environment():
+    """The env:// variables importing strata.torch set from mpirun's or
+    srun's ranks (a dict; empty when it set none)."""
+    return dict(_environment.applied)
+
+
+# mpirun and srun set no env:// variables: set them from Strata's resolvers,
+# once, before any init_process_group.
+if not _environment.applied:
+    _environment.applied.update(_environment.apply())
+
 # Importing twice (or after another copy registered it) is harmless.
 if not hasattr(dist.Backend, "STRATA"):
     dist.Backend.register_backend("strata", _create, extended_api=True)
@@ -52,4 +66,4 @@ if not hasattr(dist.Backend, "STRATA"):
 # Every group leaves its job before the interpreter (and the plugins) go.
 atexit.register(_torch._shutdown_all)
 
-__all__ = ["Options", "ProcessGroupStrata"]
+__all__ = ["Options", "ProcessGroupStrata", "launcher_environment"]
