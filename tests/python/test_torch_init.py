@@ -1,7 +1,10 @@
 """The "strata" backend of torch.distributed: registered by importing
 strata.torch, formed through torch's env:// store, and giving gloo's
 results for all_reduce, broadcast and barrier on 1 and 2 ranks; over
-grpc_ring, and over mpi under strata launch."""
+grpc_ring, and over mpi under strata launch. Then 2 ranks started each way
+a user starts them (env://, tcp://, file://, strata launch, torchrun,
+mpirun with the env:// variables strata.torch sets), each checking an
+all_reduce and a broadcast."""
 
 import os
 import shutil
