@@ -50,7 +50,7 @@ fi
 # PyTorch: the same digits, a small CNN under DistributedDataParallel with
 # torch.distributed's "strata" backend, then the same steps over gloo; each
 # run prints "final loss strata=... gloo=... equal(1e-5): yes" (exit 1 if not).
-python=${STRATA_PYTHON:-/usr/bin/python3}
+python=${PYTHON3:-/usr/bin/python3}  # Debian's, which has torch
 if compgen -G "$build/python/strata/_torch.*.so" > /dev/null; then
   ddp=("$python" "$root/examples/torch/ddp_digits.py" --backend both)
   with_torch=(env "PYTHONPATH=$(cd "$build" && pwd)/python${PYTHONPATH:+:$PYTHONPATH}" OMP_NUM_THREADS=1)

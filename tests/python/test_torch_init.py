@@ -143,11 +143,15 @@ def test_environment_keeps_what_is_set_and_warns_on_failure():
     assert _environment.apply({"OMPI_COMM_WORLD_SIZE": "4", "RANK": "0"},
                               resolve=lambda name: cluster) == {}
     assert _environment.apply({}, resolve=lambda name: cluster) == {}
-    slurm = {"SLURM_PROCID": "1", "SLURM_LOCALID": "0"}
-    assert _environment.apply(slurm, resolve=lambda name: dict(cluster, name=name))["LOCAL_RANK"] \
-        == "0"
+    slurm = {"SLURM_PROCID": "1", "SLURM_STEP_ID": "0", "SLURM_LOCALID": "0"}
+    asked = []
+    applied = _environment.apply(slurm, resolve=lambda name: asked.append(name) or cluster)
+    assert asked == ["slurm"] and applied["LOCAL_RANK"] == "0" and applied["RANK"] == "1"
+    # A batch script without srun: SLURM_PROCID but no step; left alone.
+    assert _environment.apply({"SLURM_PROCID": "0"}, resolve=lambda name: cluster) == {}
 
     def failing(name):
         raise strata.InvalidArgumentError(f"{name}: SLURM_NTASKS missing")
     with pytest.warns(RuntimeWarning, match="srun, but Strata's 'slurm' resolver failed.*NTASKS"):
-        assert _environment.apply({"SLURM_PROCID": "0"}, resolve=failing) == {}
+        assert _environment.apply({"SLURM_PROCID": "0", "SLURM_STEP_ID": "3"},
+                                  resolve=failing) == {}

@@ -22,9 +22,12 @@ and nothing is set; torch then says which variable is missing.
 import os
 import warnings
 
-# Set by mpirun / a PMIx or PMI launcher, and by srun.
+# Set by mpirun / a PMIx or PMI launcher.
 _MPI_MARKERS = ("OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE")
-_SLURM_MARKERS = ("SLURM_PROCID",)
+# Set by srun for each task. Both, because a batch script run without srun
+# also has SLURM_PROCID=0 and the job's task count, and would wait for
+# tasks that never start; srun alone sets SLURM_STEP_ID.
+_SLURM_MARKERS = ("SLURM_PROCID", "SLURM_STEP_ID")
 
 # What this module set at import, for strata.torch.launcher_environment().
 applied = {}
@@ -33,7 +36,7 @@ applied = {}
 def _launcher(environ):
     if any(name in environ for name in _MPI_MARKERS):
         return "mpi"
-    if any(name in environ for name in _SLURM_MARKERS):
+    if all(name in environ for name in _SLURM_MARKERS):
         return "slurm"
     return None
 
