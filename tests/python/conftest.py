@@ -36,12 +36,15 @@ def algorithms(scope_word):
     return [a["id"] for a in strata.info()["algorithms"] if scope_word in a["scope"]]
 
 
-def run_job(command, tmp_path, timeout=120, env=None):
+def run_job(command, tmp_path, timeout=120, env=None, unset=()):
     """Runs `command` (a launcher and its workers) in its own session;
     kills the whole session at `timeout`, then fails, so no process is
     left behind. Each worker writes rank<r>.json into tmp_path; returns
-    them by rank, with the launcher's output on failure."""
+    them by rank, with the launcher's output on failure. `env` adds
+    variables, `unset` names ones the job must not inherit."""
     full_env = dict(os.environ, STRATA_TEST_OUT=str(tmp_path), **(env or {}))
+    for name in unset:
+        full_env.pop(name, None)
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=full_env, start_new_session=True)
     try:

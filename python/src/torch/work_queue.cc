@@ -15,11 +15,14 @@ std::vector<std::weak_ptr<WorkQueue>>* g_live = nullptr;  // never freed: read a
 
 std::shared_ptr<WorkQueue> WorkQueue::start(std::shared_ptr<JobTeam> team, std::string name) {
   auto queue = std::make_shared<WorkQueue>(std::move(team));
-  queue->thread_ = std::thread([queue, name = std::move(name)]() mutable {
-    pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
-    queue->loop();
-    queue.reset();  // may destroy the queue here, on its own thread
-  });
+  constexpr int kThreads = 2;  // see the header: a blocked callback leaves one
+  for (int i = 0; i < kThreads; ++i) {
+    queue->threads_.emplace_back([queue, name]() mutable {
+      pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+      queue->loop();
+      queue.reset();  // may destroy the queue here, on its own thread
+    });
+  }
   std::lock_guard<std::mutex> lock(g_live_mu);
   if (g_live == nullptr) g_live = new std::vector<std::weak_ptr<WorkQueue>>();
   std::erase_if(*g_live, [](const std::weak_ptr<WorkQueue>& q) { return q.expired(); });
@@ -41,7 +44,9 @@ void WorkQueue::shutdown_all(const Status& why) {
 
 WorkQueue::~WorkQueue() {
   shutdown(AbortedError("the strata process group was destroyed"));
-  if (thread_.joinable()) thread_.detach();  // destroyed on its own thread, which ends now
+  for (std::thread& thread : threads_) {
+    if (thread.joinable()) thread.detach();  // destroyed on its own thread, which ends now
+  }
 }
 
 StatusOr<std::shared_ptr<JobTeam>> WorkQueue::team() {
@@ -116,7 +121,9 @@ void WorkQueue::shutdown(const Status& why) {
     wake_.notify_all();
   }
   for (const auto& work : dropped) work->complete(why);
-  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  for (std::thread& thread : threads_) {
+    if (thread.joinable() && thread.get_id() != std::this_thread::get_id()) thread.join();
+  }
   std::shared_ptr<JobTeam> team;
   {
     // A call a user thread runs (run_if_next) ends by its deadline.

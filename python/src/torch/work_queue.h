@@ -1,8 +1,11 @@
 // The calls of one "strata" process group, in the order torch issued them
 // (every rank issues the same calls in the same order, which core's teams
-// need): one thread per group runs them, so async calls and DDP's gradient
-// buckets return at once and overlap with backward, while a blocking call
-// that is next in line runs on the caller's own thread (run_if_next).
+// need): the group's threads run them one at a time, so async calls and
+// DDP's gradient buckets return at once and overlap with backward, while a
+// blocking call that is next in line runs on the caller's own thread
+// (run_if_next). There are two threads, as gloo has: a future callback runs
+// on the thread that completes the call, and one that blocks on a later
+// call's future (DDP's PowerSGD hook does) needs the other thread to run it.
 #ifndef STRATA_PYTHON_SRC_TORCH_WORK_QUEUE_H_
 #define STRATA_PYTHON_SRC_TORCH_WORK_QUEUE_H_
 
@@ -12,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/cluster/job_team.h"
 #include "python/src/torch/work_strata.h"
@@ -20,9 +24,9 @@ namespace strata::python {
 
 class WorkQueue {
  public:
-  // Starts the thread, named `name` (strata-pg<group>). The thread holds
-  // the queue until shutdown(), so the queue outlives a call that drops
-  // the last reference to its group from the thread itself.
+  // Starts the threads, named `name` (strata-pg<group>). Each holds the
+  // queue until shutdown(), so the queue outlives a call that drops the
+  // last reference to its group from one of them.
   static std::shared_ptr<WorkQueue> start(std::shared_ptr<JobTeam> team, std::string name);
   explicit WorkQueue(std::shared_ptr<JobTeam> team) : team_(std::move(team)) {}
   ~WorkQueue();
@@ -36,7 +40,7 @@ class WorkQueue {
   // if it did (the work is then complete).
   bool run_if_next(WorkStrata* work);
   // Fails every queued call with `why`, waits for the running one (bounded
-  // by its collective's deadline), joins the thread and releases the team,
+  // by its collective's deadline), joins the threads and releases the team,
   // which leaves the job. Idempotent. Must
   // not be called with the GIL held: a running call's future callbacks
   // may need it.
@@ -62,7 +66,7 @@ class WorkQueue {
   bool running_ = false;
   bool stopped_ = false;
   Status stop_reason_;
-  std::thread thread_;  // last: starts once the rest exists
+  std::vector<std::thread> threads_;  // last: they start once the rest exists
 };
 
 }  // namespace strata::python

@@ -4,7 +4,9 @@
     dist.init_process_group("strata")        # env://, tcp:// or file://
 
 The group's team forms through the c10d store torch hands the backend, so
-torchrun, `strata launch` and mpirun all work without TF_CONFIG. Its
+torchrun, `strata launch` and mpirun all work without TF_CONFIG. Under
+mpirun or srun, importing this sets torch's env:// variables that are unset
+(RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; see _environment.py). Its
 collectives go through Strata's selector, config (STRATA_CONFIG, or
 Options(config=...)), AUTO and plugins. Debian's torchrun needs
 `python3 -m torch.distributed.run --redirects 1 --tee 1 ...` (docs/PYTORCH.md).
@@ -20,6 +22,7 @@ import torch.distributed as dist
 import strata
 from strata import _torch
 from strata._explain import Explanation
+from strata.torch import _environment
 
 ProcessGroupStrata = _torch.ProcessGroupStrata
 
@@ -72,6 +75,17 @@ def explain(group=None, op="all_reduce", tensor=None, reduce_op=dist.ReduceOp.SU
     return Explanation.from_dict(_torch.explain(group, op, tensor, reduce_op, group_root))
 
 
+def launcher_environment():
+    """The env:// variables importing strata.torch set from mpirun's or
+    srun's ranks (a dict; empty when it set none)."""
+    return dict(_environment.applied)
+
+
+# mpirun and srun set no env:// variables: set them from Strata's resolvers,
+# once, before any init_process_group.
+if not _environment.applied:
+    _environment.applied.update(_environment.apply())
+
 # Importing twice (or after another copy registered it) is harmless.
 if not hasattr(dist.Backend, "STRATA"):
     dist.Backend.register_backend("strata", _create, extended_api=True)
@@ -79,4 +93,4 @@ if not hasattr(dist.Backend, "STRATA"):
 # Every group leaves its job before the interpreter (and the plugins) go.
 atexit.register(_torch._shutdown_all)
 
-__all__ = ["Options", "ProcessGroupStrata", "explain"]
+__all__ = ["Options", "ProcessGroupStrata", "explain", "launcher_environment"]
