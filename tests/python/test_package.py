@@ -119,3 +119,26 @@ def test_a_bad_config_raises_invalid_argument_naming_its_line(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("-2 INVALID_ARGUMENT"), done.stdout + done.stderr
     assert re.search(r"bad\.yaml:4:\d+", done.stdout), done.stdout
+
+
+@pytest.mark.parametrize("given_by", ["argument", "environment"])
+def test_a_missing_config_names_what_gave_it(tmp_path, given_by):
+    import subprocess
+    import sys
+    missing = tmp_path / "missing.yaml"
+    argument = repr(str(missing)) if given_by == "argument" else "None"
+    probe = ("import strata\n"
+             "try:\n"
+             f"    strata.runtime({argument})\n"
+             "except strata.NotFoundError as e:\n"
+             "    print(e.message)\n")
+    env = dict(os.environ)
+    env.pop("STRATA_CONFIG", None)
+    if given_by == "environment":
+        env["STRATA_CONFIG"] = str(missing)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    origin = "the config argument" if given_by == "argument" else "STRATA_CONFIG"
+    assert f"config given by {origin}: config file '{missing}' does not exist" in done.stdout, \
+        done.stdout + done.stderr

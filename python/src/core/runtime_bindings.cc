@@ -126,7 +126,8 @@ py::dict explain(const ExplainCall& c, const std::optional<std::string>& config)
 
 StatusOr<std::shared_ptr<Runtime>> process_runtime(const std::optional<std::string>& config) {
   std::lock_guard<std::mutex> lock(g_runtime_mu);
-  const ConfigChoice choice = choose_config(config.value_or(""));
+  ConfigChoice choice = choose_config(config.value_or(""));
+  choice.flag_name = "the config argument";
   if (g_runtime != nullptr) {
     if (config && !config->empty() && choice.path != g_choice->path) {
       return FailedPreconditionError(
