@@ -88,8 +88,8 @@ def write_csv(path, rows, world, mpi_bench):
                     line += ["", "", "", "", ""]
                     continue
                 us, algbw, busbw = fig[name]
-                line += [row.iterations.get(name, ""), f"{us:.3f}", f"{algbw:.5f}",
-                         f"{busbw:.5f}", row.wrong.get(name, "")]
+                line += [row.iterations.get(name, ""), f"{us:.3f}", f"{algbw:.6g}",
+                         f"{busbw:.6g}", row.wrong.get(name, "")]
             line.append(f"{row.ratio:.4f}")
             out.writerow(line)
 
