@@ -29,6 +29,7 @@ START_TIMEOUT_S = 10
 LOOPBACK = {"OMPI_MCA_oob_tcp_if_include": "lo", "OMPI_MCA_btl_tcp_if_include": "lo"}
 
 _server = None
+_folder = None
 
 
 def wanted(group_size, has_mpi_plugin):
@@ -50,20 +51,23 @@ def _die_with_parent():
 
 
 def _stop():
-    if _server is not None and _server.poll() is None:
+    if _server is None:
+        return
+    if _server.poll() is None:
         _server.terminate()
         try:
             _server.wait(timeout=2)
         except subprocess.TimeoutExpired:
             _server.kill()
             _server.wait()
+    shutil.rmtree(_folder, ignore_errors=True)
 
 
 def _start(path):
     """Starts the server; returns its URI file's name, or "" (with the
     reason on stderr) when it wrote none within START_TIMEOUT_S."""
-    global _server
-    folder = tempfile.mkdtemp(prefix="strata-ompi-server-")
+    global _server, _folder
+    folder = _folder = tempfile.mkdtemp(prefix="strata-ompi-server-")
     uri_file = os.path.join(folder, "uri")
     log_file = os.path.join(folder, "log")
     with open(log_file, "wb") as log:
