@@ -145,7 +145,7 @@ def summarize(args, rows, world, how, mpi_bench, ddp):
     if ddp is not None:
         for name, ms in ddp["ms"].items():
             print(f"# ddp digits step ({args.ddp_step} steps x {args.rounds} rounds): "
-                  f"{name} {ms:.2f} ms")
+                  f"{name} {ms:.3f} ms, last loss {ddp['loss'][name]:.6f}")
         if "ratio" in ddp:
             names = list(ddp["ms"])
             print(f"# ddp step {names[0]}/{names[1]} = {ddp['ratio']:.3f}")
