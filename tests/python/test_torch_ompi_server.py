@@ -1,6 +1,8 @@
-"""Jobs that mpirun did not start (torchrun, env:// by hand): the default
-group's rank 0 starts an ompi-server so the mpi plugin can serve the
-"strata" backend (strata/torch/_ompi_server.py); it is gone after the job.
+"""Jobs that mpirun did not start (torchrun, env:// by hand): with
+STRATA_TORCH_OMPI_SERVER=1 the default group's rank 0 starts an ompi-server
+so the mpi plugin can serve the "strata" backend
+(strata/torch/_ompi_server.py); it is gone after the job. Without it
+(the default) grpc_ring serves.
 Core's log says which plugin served."""
 
 import os
@@ -47,17 +49,17 @@ FELL_BACK = "runs on grpc_ring/all_reduce/ring, skipping mpi/all_reduce/native d
 def test_env_job_is_served_by_mpi_through_its_own_ompi_server(tmp_path, mpi_only):
     before = ompi_servers()
     results, _ = launch(2, "torch_basic.py", tmp_path,
-                        env={"STRATA_CONFIG": mpi_only, "STRATA_LOG_LEVEL": "info"})
+                        env={"STRATA_CONFIG": mpi_only, "STRATA_LOG_LEVEL": "info",
+                             "STRATA_TORCH_OMPI_SERVER": "1"})
     check(results, 2)
     logs = rank_logs(tmp_path, 2)
     assert "mpi: initialised Open MPI" in logs and "skipping mpi/" not in logs, logs[-3000:]
     assert ompi_servers() - before == set(), "the job's ompi-server outlived it"
 
 
-def test_without_the_server_grpc_ring_serves(tmp_path, mpi_only):
+def test_by_default_grpc_ring_serves(tmp_path, mpi_only):
     results, _ = launch(2, "torch_basic.py", tmp_path,
-                        env={"STRATA_CONFIG": mpi_only, "STRATA_LOG_LEVEL": "info",
-                             "STRATA_TORCH_OMPI_SERVER": "0"})
+                        env={"STRATA_CONFIG": mpi_only, "STRATA_LOG_LEVEL": "info"})
     check(results, 2)
     logs = rank_logs(tmp_path, 2)
     assert FELL_BACK in logs and "OMPI_MCA_pmix_server_uri is unset" in logs, logs[-3000:]
