@@ -58,38 +58,70 @@ def agreed(value, group, op=dist.ReduceOp.MAX):
     return t.item()
 
 
-def time_calls(tensor, group, iterations):
+class GroupSide:
+    """dist.all_reduce on a process group (None: the default group)."""
+
+    def __init__(self, group):
+        self.group = group
+
+    def barrier(self):
+        dist.barrier(group=self.group)
+
+    def all_reduce(self, tensor):
+        dist.all_reduce(tensor, group=self.group)
+
+
+class CoreSide:
+    """strata.Communicator.all_reduce (strata.join(): the job's team through
+    its resolver) on the tensor's own memory as a numpy array: Strata's core
+    and plugin without torch's dispatch and work queue, in the same run."""
+
+    def __init__(self, communicator):
+        self.communicator = communicator
+        self._tensor, self._arrays = None, None
+        self._flag = [torch.zeros(1, dtype=torch.uint8).numpy()]
+
+    def barrier(self):
+        self.communicator.all_reduce(self._flag, op="max")
+
+    def all_reduce(self, tensor):
+        if tensor is not self._tensor:  # zero-copy view, made once per tensor
+            self._tensor, self._arrays = tensor, [tensor.numpy()]
+        self.communicator.all_reduce(self._arrays)
+
+
+def time_calls(tensor, side, iterations):
     """Seconds per call of `iterations` back-to-back blocking all_reduces,
-    after a barrier of the same group so every rank starts together."""
-    dist.barrier(group=group)
+    after a barrier of the same side so every rank starts together."""
+    side.barrier()
     start = time.perf_counter()
     for _ in range(iterations):
-        dist.all_reduce(tensor, group=group)
+        side.all_reduce(tensor)
     return (time.perf_counter() - start) / iterations
 
 
-def wrong_elements(tensor, group, rank, world, control):
+def wrong_elements(tensor, side, rank, world, control):
     """One call on rank+1 everywhere: every element must be n(n+1)/2.
     Counted over all ranks."""
     tensor.fill_(rank + 1)
-    dist.all_reduce(tensor, group=group)
+    side.all_reduce(tensor)
     wrong = int((tensor != world * (world + 1) // 2).sum().item())
     tensor.zero_()
     return int(agreed(wrong, control, dist.ReduceOp.SUM))
 
 
-def iterations_for(tensor, group, min_time, control):
+def iterations_for(tensor, side, min_time, control):
     """Enough calls for `min_time` seconds, from a short warm-up (which also
     pays each side's first-call cost for this shape), agreed by MAX."""
-    per_call = time_calls(tensor, group, 2)
-    per_call = min(per_call, time_calls(tensor, group, 3))
+    per_call = time_calls(tensor, side, 2)
+    per_call = min(per_call, time_calls(tensor, side, 3))
     wanted = max(1, min(200000, int(min_time / max(per_call, 1e-7))))
     return int(agreed(wanted, control))
 
 
 def measure_size(nbytes, dtype, sides, rounds, min_time, control, rank, world):
     """Times every side at one size; returns a Row. `sides` maps names to
-    groups (None: the default group); `control` agrees on the figures."""
+    GroupSide/CoreSide; `control` (a gloo group) agrees on the figures."""
     item = torch.tensor([], dtype=dtype).element_size()
     # Zeros stay finite however often they are summed.
     tensor = torch.zeros(max(1, nbytes // item), dtype=dtype)

@@ -26,9 +26,9 @@ import torch.distributed as dist
 
 from strata.torch import _bench_report as report
 from strata.torch._bench_launch import launcher, set_env_from_mpirun
-from strata.torch._bench_sweep import size_list, sweep
+from strata.torch._bench_sweep import CoreSide, GroupSide, size_list, sweep
 
-SIDES = ("strata", "strata2", "gloo", "gloo2")
+SIDES = ("strata", "strata2", "gloo", "gloo2", "core")
 
 
 def parse_args(argv):
@@ -43,8 +43,9 @@ def parse_args(argv):
     p.add_argument("--min-time", type=float, default=0.1,
                    help="seconds per side per round, which sets the iterations (0.1)")
     p.add_argument("--sides", default="strata,gloo",
-                   help="groups to time, from " + ",".join(SIDES) + "; the ratio is "
-                        "time(second) / time(first)")
+                   help="what to time, from " + ",".join(SIDES) + " (core: strata.join()'s "
+                        "Communicator on the same memory, no torch; under mpirun or strata "
+                        "launch); the ratio is time(second) / time(first) (strata,gloo)")
     p.add_argument("--csv", metavar="FILE", help="write the rows as CSV")
     p.add_argument("--plot", metavar="PNG", help="busbw and speedup against size (matplotlib)")
     p.add_argument("--mpi-bench", metavar="CSV",
@@ -63,22 +64,29 @@ def parse_args(argv):
     return args
 
 
-def make_groups(names, timeout):
+def make_sides(names, timeout):
     """The default group is strata's unless only gloo is timed; every other
-    side gets its own new_group, so no two sides share a group."""
-    uses_strata = any(n.startswith("strata") for n in names)
+    side gets its own new_group, so no two sides share a group. Returns
+    the sides and a gloo group that agrees on the figures."""
+    uses_strata = any(n != "gloo" and n != "gloo2" for n in names)
     if uses_strata:
         import strata.torch  # noqa: F401  (registers "strata")
     dist.init_process_group("strata" if uses_strata else "gloo", timeout=timeout)
     default = "strata" if uses_strata else "gloo"
-    groups = {}
+    sides = {}
     for name in names:
-        if name == default:
-            groups[name] = None
+        if name == "core":
+            import strata
+            sides[name] = CoreSide(strata.join(timeout=timeout.total_seconds()))
+        elif name == default:
+            sides[name] = GroupSide(None)
         else:
-            groups[name] = dist.new_group(backend=name.rstrip("2"), timeout=timeout)
-    control = groups.get("gloo", None) if "gloo" in groups else dist.new_group(backend="gloo")
-    return groups, control
+            sides[name] = GroupSide(dist.new_group(backend=name.rstrip("2"), timeout=timeout))
+    if "gloo" in sides:
+        control = sides["gloo"].group
+    else:
+        control = None if default == "gloo" else dist.new_group(backend="gloo")
+    return sides, control
 
 
 def describe_strata(group_name_present):
@@ -101,7 +109,7 @@ def main(argv=None):
     args = parse_args(argv)
     set_env_from_mpirun()
     timeout = datetime.timedelta(seconds=args.timeout)
-    sides, control = make_groups(args.side_names, timeout)
+    sides, control = make_sides(args.side_names, timeout)
     rank, world = dist.get_rank(), dist.get_world_size()
     dtype = getattr(torch, args.dtype)
     mpi_bench = report.read_mpi_bench(args.mpi_bench) if args.mpi_bench else None
@@ -122,7 +130,8 @@ def main(argv=None):
     ddp = None
     if args.ddp_step > 0:
         from strata.torch._bench_ddp import time_ddp_steps
-        ddp = time_ddp_steps(sides, args.ddp_step, args.rounds, control)
+        groups = {n: s.group for n, s in sides.items() if isinstance(s, GroupSide)}
+        ddp = time_ddp_steps(groups, args.ddp_step, args.rounds, control)
     failed = 0
     if rank == 0:
         failed = summarize(args, rows, world, how, mpi_bench, ddp)
