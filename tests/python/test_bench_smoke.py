@@ -3,7 +3,6 @@ sizes, one round; the table, the CSV and the PNG it writes hold sane
 figures. And the targets' verdicts on made-up rows."""
 
 import csv
-import os
 
 import pytest
 

@@ -116,9 +116,10 @@ def main(argv=None):
     how = launcher()
     if rank == 0:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        print(f"# all_reduce {args.dtype} sum, {world} ranks under {how}, torch {torch.__version__},"
-              f" {args.rounds} interleaved rounds of >= {args.min_time} s per side, median;"
-              f" load {load:.2f}{describe_strata('strata' in sides)}")
+        print(f"# all_reduce {args.dtype} sum, {world} ranks under {how}, "
+              f"torch {torch.__version__}, {args.rounds} interleaved rounds of "
+              f">= {args.min_time} s per side, median; load {load:.2f}"
+              f"{describe_strata('strata' in sides)}")
         names = list(sides)
         print(f"# busbw in GB/s; {names[1]}/{names[0]} = median of per-round ratios of "
               f"time({names[1]}) / time({names[0]})" if len(names) > 1 else "# busbw in GB/s")
