@@ -90,8 +90,8 @@ def make_sides(names, timeout):
 
 
 def describe_strata(group_name_present):
-    """Which algorithm AUTO picks for the default group, where the package
-    can say (strata.torch.explain)."""
+    """Which algorithm serves a 4 KiB all_reduce of the default group, where
+    the package can say (strata.torch.explain)."""
     if not group_name_present:
         return ""
     import strata.torch
@@ -100,7 +100,7 @@ def describe_strata(group_name_present):
         return ""
     try:
         found = explain(None, "all_reduce", torch.zeros(1024))
-        return f", strata serves with {getattr(found, 'chosen', found)}"
+        return f", strata serves 4KiB with {getattr(found, 'winner', found)}"
     except Exception as e:  # the bench still runs; say why it cannot tell
         return f", strata algorithm unknown ({type(e).__name__}: {e})"
 
