@@ -8,6 +8,13 @@
 namespace strata::python {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+// How often the thread looks for calls nobody runs (an async call without
+// a Future asked for starts at most this late), and for how long after
+// the last call it keeps looking before it sleeps until woken.
+constexpr std::chrono::microseconds kTick{500};
+constexpr std::chrono::milliseconds kStayAwake{100};
+
 std::mutex g_live_mu;
 std::vector<std::weak_ptr<WorkQueue>>* g_live = nullptr;  // never freed: read at exit
 
@@ -64,7 +71,8 @@ void WorkQueue::push(c10::intrusive_ptr<WorkStrata> work) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stopped_) {
       queue_.push_back(std::move(work));
-      wake_.notify_all();
+      last_push_ = Clock::now();
+      if (sleepers_ > 0) wake_.notify_all();
       return;
     }
     refused = stop_reason_;
@@ -81,6 +89,16 @@ bool WorkQueue::run_if_next(WorkStrata* work) {
   return true;
 }
 
+void WorkQueue::kick() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!queue_.empty()) wake_.notify_all();
+}
+
+void WorkQueue::start_now(const WorkStrata* work) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!running_ && !queue_.empty() && queue_.front().get() == work) wake_.notify_all();
+}
+
 void WorkQueue::execute(const c10::intrusive_ptr<WorkStrata>& work,
                         std::unique_lock<std::mutex>& lock) {
   running_ = true;
@@ -89,7 +107,9 @@ void WorkQueue::execute(const c10::intrusive_ptr<WorkStrata>& work,
   const Status status = work->run_body(team->ops());
   lock.lock();
   running_ = false;
-  wake_.notify_all();
+  // Someone waits for the call to end only if more is queued (the
+  // thread) or the queue stops (shutdown()).
+  if (!queue_.empty() || stopped_) wake_.notify_all();
   lock.unlock();
   work->complete(status);
   lock.lock();
@@ -98,13 +118,22 @@ void WorkQueue::execute(const c10::intrusive_ptr<WorkStrata>& work,
 void WorkQueue::loop() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    // Idle until there is work or a shutdown (after the call a caller runs
-    // has returned); no collective waits here.
-    wake_.wait(lock, [this] { return !running_ && (stopped_ || !queue_.empty()); });
+    // No collective waits here: only for work, a call a caller runs, or
+    // a shutdown.
     if (stopped_) return;
-    c10::intrusive_ptr<WorkStrata> next = std::move(queue_.front());
-    queue_.pop_front();
-    execute(next, lock);
+    if (!running_ && !queue_.empty()) {
+      c10::intrusive_ptr<WorkStrata> next = std::move(queue_.front());
+      queue_.pop_front();
+      execute(next, lock);
+      continue;
+    }
+    if (running_ || Clock::now() - last_push_ < kStayAwake) {
+      wake_.wait_for(lock, kTick);
+    } else {
+      ++sleepers_;
+      wake_.wait(lock, [this] { return stopped_ || (!running_ && !queue_.empty()); });
+      --sleepers_;
+    }
   }
 }
 

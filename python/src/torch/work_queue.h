@@ -6,9 +6,18 @@
 // (run_if_next). There are two threads, as gloo has: a future callback runs
 // on the thread that completes the call, and one that blocks on a later
 // call's future (DDP's PowerSGD hook does) needs the other thread to run it.
+//
+// Queueing a call does not wake a thread while the group is busy: a
+// wake-up per call (and the thread taking the call its caller was about to
+// run) cost each process a context switch per call, which on shared cores
+// is time a peer rank needs. The threads instead look every kTick while
+// calls keep coming, and are woken at once when a call's Future is asked
+// for (start_now: DDP), when a waiter finds an earlier call still queued
+// (kick), or after the group was idle.
 #ifndef STRATA_PYTHON_SRC_TORCH_WORK_QUEUE_H_
 #define STRATA_PYTHON_SRC_TORCH_WORK_QUEUE_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -39,6 +48,12 @@ class WorkQueue {
   // Runs `work` on this thread if it is at the head and nothing runs; true
   // if it did (the work is then complete).
   bool run_if_next(WorkStrata* work);
+  // Wakes the thread to run what is queued: someone waits on a call that
+  // its own thread cannot run (an earlier call is still queued).
+  void kick();
+  // Wakes the thread to run `work` now if it is next: someone waits on its
+  // Future (DDP's buckets, comm hooks), not on the Work.
+  void start_now(const WorkStrata* work);
   // Fails every queued call with `why`, waits for the running one (bounded
   // by its collective's deadline), joins the threads and releases the team,
   // which leaves the job. Idempotent. Must
@@ -65,6 +80,8 @@ class WorkQueue {
   std::deque<c10::intrusive_ptr<WorkStrata>> queue_;
   bool running_ = false;
   bool stopped_ = false;
+  int sleepers_ = 0;  // threads waiting without ticking: push() wakes them
+  std::chrono::steady_clock::time_point last_push_{};
   Status stop_reason_;
   std::vector<std::thread> threads_;  // last: they start once the rest exists
 };

@@ -54,12 +54,21 @@ c10::intrusive_ptr<c10::ivalue::Future> WorkStrata::getFuture() {
     future = future_;
     done = completed_;
   }
-  if (done) mark(future);  // complete() ran before the future existed
+  if (done) {
+    mark(future);  // complete() ran before the future existed
+  } else if (queue_) {
+    queue_->start_now(this);  // its waiter does not run it, as wait() does
+  }
   return future;
 }
 
+bool WorkStrata::isCompleted() {
+  if (queue_) queue_->kick();  // a caller polling it runs nothing itself
+  return Work::isCompleted();
+}
+
 bool WorkStrata::wait(std::chrono::milliseconds timeout) {
-  if (queue_) queue_->run_if_next(this);
+  if (queue_ && !queue_->run_if_next(this)) queue_->kick();
   std::unique_lock<std::mutex> lock(mutex_);
   if (timeout == ::kNoTimeout) {
     // Bounded all the same: every call has core's deadline (the group's

@@ -33,6 +33,7 @@ class WorkStrata final : public c10d::Work {
   // queue; then rethrows the call's error. A finite `timeout` that passes
   // raises as torch's own backends do.
   bool wait(std::chrono::milliseconds timeout) override;
+  bool isCompleted() override;
   // Completed with the output tensors (a list), or with the call's error.
   c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
   std::vector<at::Tensor> result() override { return outputs_; }

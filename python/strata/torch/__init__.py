@@ -23,6 +23,7 @@ import strata
 from strata import _torch
 from strata._explain import Explanation
 from strata.torch import _environment
+from strata.torch import _ompi_server
 
 ProcessGroupStrata = _torch.ProcessGroupStrata
 
@@ -43,6 +44,10 @@ class Options:
 def _create(backend_options, pg_options):
     options = pg_options if isinstance(pg_options, Options) else Options()
     runtime = strata.runtime(options.config)
+    if not dist.is_initialized():  # the default group, formed once per job
+        has_mpi = any(a["id"].startswith("mpi/") for a in strata.info(options.config)["algorithms"])
+        _ompi_server.share(backend_options.store, backend_options.group_rank,
+                           backend_options.group_size, has_mpi)
     return _torch.create_process_group(
         runtime, backend_options.store, backend_options.group_rank,
         backend_options.group_size, backend_options.timeout.total_seconds(),

@@ -1,123 +1,176 @@
 """python3 -m strata.torch.bench: dist.all_reduce through the "strata"
 backend and through a "gloo" group in the same processes, in interleaved
-rounds, nccl-tests style (time, algbw, busbw = algbw * 2(n-1)/n).
+rounds whose order rotates, nccl-tests style (time, algbw, busbw = algbw *
+2(n-1)/n), then issue 25's targets checked on that one run.
 
-Run it in every rank, under torchrun, strata launch or conftest-style env://
-variables:
+Run it in every rank, under torchrun, mpirun or strata launch:
 
-    strata launch -n 2 -- /usr/bin/python3 -m strata.torch.bench --sizes 8B:64KiB
     /usr/bin/python3 -m torch.distributed.run --redirects 1 --tee 1 \\
-        --nproc_per_node 2 -m strata.torch.bench
+        --nproc_per_node 2 -m strata.torch.bench --csv out.csv --plot out.png
+    mpirun -np 2 build/bin/strata-mpi-bench --csv mb.csv
+    mpirun -np 2 /usr/bin/python3 -m strata.torch.bench --mpi-bench mb.csv
+    strata launch -n 2 -- /usr/bin/python3 -m strata.torch.bench
 
-(A first version: all_reduce only; docs/PYTORCH.md lists what it will do.)
+--sides gloo,gloo2 times Gloo against another Gloo group (the benchmark's
+own noise); --sides gloo alone never creates a strata group (Gloo at its
+own speed). --ddp-step N adds the digits DDP step time, strata vs gloo.
 """
 
 import argparse
 import datetime
-import statistics
+import os
 import sys
-import time
 
 import torch
 import torch.distributed as dist
 
-import strata.torch  # noqa: F401  (registers "strata")
+from strata.torch import _bench_report as report
+from strata.torch._bench_launch import launcher, set_env_from_mpirun
+from strata.torch._bench_sweep import CoreSide, GroupSide, size_list, sweep
 
-UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
-
-
-def parse_size(text):
-    for unit in sorted(UNITS, key=len, reverse=True):
-        if text.endswith(unit):
-            return int(float(text[:-len(unit)]) * UNITS[unit])
-    return int(text)
+SIDES = ("strata", "strata2", "gloo", "gloo2", "core")
 
 
-def format_size(n):
-    for unit in ("GiB", "MiB", "KiB"):
-        if n >= UNITS[unit] and n % UNITS[unit] == 0:
-            return f"{n // UNITS[unit]}{unit}"
-    return f"{n}B"
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python3 -m strata.torch.bench",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
+    p.add_argument("--sizes", default="8B:64MiB", help="LOW:HIGH bytes per rank (8B:64MiB)")
+    p.add_argument("--factor", type=int, default=2, help="step between sizes (2)")
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds per size (5)")
+    p.add_argument("--min-time", type=float, default=0.1,
+                   help="seconds per side per round, which sets the iterations (0.1)")
+    p.add_argument("--sides", default="strata,gloo",
+                   help="what to time, from " + ",".join(SIDES) + " (core: strata.join()'s "
+                        "Communicator on the same memory, no torch; under mpirun or strata "
+                        "launch); the ratio is time(second) / time(first) (strata,gloo)")
+    p.add_argument("--csv", metavar="FILE", help="write the rows as CSV")
+    p.add_argument("--plot", metavar="PNG", help="busbw and speedup against size (matplotlib)")
+    p.add_argument("--mpi-bench", metavar="CSV",
+                   help="strata-mpi-bench --csv output of the same job size: quoted beside")
+    p.add_argument("--ddp-step", type=int, default=0, metavar="N",
+                   help="also time N digits DDP steps per side and round")
+    p.add_argument("--timeout", type=float, default=300, help="seconds for every call")
+    args = p.parse_args(argv)
+    args.side_names = [s for s in args.sides.split(",") if s]
+    bad = [s for s in args.side_names if s not in SIDES] or (
+        ["(repeated)"] if len(set(args.side_names)) != len(args.side_names) else [])
+    if not args.side_names or bad:
+        p.error(f"--sides {args.sides!r}: choose from {', '.join(SIDES)} ({', '.join(bad)})")
+    if args.rounds < 1 or args.min_time <= 0:
+        p.error("--rounds must be >= 1 and --min-time > 0")
+    return args
 
 
-def sizes(spec, factor):
-    low, high = (parse_size(s) for s in spec.split(":"))
-    out, n = [], low
-    while n <= high:
-        out.append(n)
-        n *= factor
-    return out
+def make_sides(names, timeout):
+    """The default group is strata's unless only gloo is timed; every other
+    side gets its own new_group, so no two sides share a group. Returns
+    the sides and a gloo group that agrees on the figures."""
+    uses_strata = any(n != "gloo" and n != "gloo2" for n in names)
+    if uses_strata:
+        import strata.torch  # noqa: F401  (registers "strata")
+    dist.init_process_group("strata" if uses_strata else "gloo", timeout=timeout)
+    default = "strata" if uses_strata else "gloo"
+    sides = {}
+    for name in names:
+        if name == "core":
+            import strata
+            sides[name] = CoreSide(strata.join(timeout=timeout.total_seconds()))
+        elif name == default:
+            sides[name] = GroupSide(None)
+        else:
+            sides[name] = GroupSide(dist.new_group(backend=name.rstrip("2"), timeout=timeout))
+    if "gloo" in sides:
+        control = sides["gloo"].group
+    else:
+        control = None if default == "gloo" else dist.new_group(backend="gloo")
+    return sides, control
 
 
-def time_calls(tensor, group, iterations):
-    """Seconds per call of `iterations` back-to-back blocking all_reduces,
-    with a barrier of the same group first so every rank starts together."""
-    dist.barrier(group=group)
-    start = time.perf_counter()
-    for _ in range(iterations):
-        dist.all_reduce(tensor, group=group)
-    return (time.perf_counter() - start) / iterations
-
-
-def agreed(value, op=dist.ReduceOp.MAX, group=None):
-    t = torch.tensor([float(value)], dtype=torch.float64)
-    dist.all_reduce(t, op=op, group=group)
-    return t.item()
+def describe_strata(group_name_present):
+    """Which algorithm serves a 4 KiB all_reduce of the default group, where
+    the package can say (strata.torch.explain)."""
+    if not group_name_present:
+        return ""
+    import strata.torch
+    explain = getattr(strata.torch, "explain", None)
+    if explain is None:
+        return ""
+    try:
+        found = explain(None, "all_reduce", torch.zeros(1024))
+        return f", strata serves 4KiB with {getattr(found, 'winner', found)}"
+    except Exception as e:  # the bench still runs; say why it cannot tell
+        return f", strata algorithm unknown ({type(e).__name__}: {e})"
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", default="8B:64KiB", help="LOW:HIGH bytes per rank (8B:64MiB)")
-    p.add_argument("--factor", type=int, default=4)
-    p.add_argument("--dtype", default="float32")
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--min-time", type=float, default=0.2, help="seconds per side per round")
-    p.add_argument("--csv", action="store_true")
-    args = p.parse_args(argv)
-
-    dist.init_process_group("strata", timeout=datetime.timedelta(seconds=120))
-    gloo = dist.new_group(backend="gloo")
-    sides = {"strata": None, "gloo": gloo}
+    args = parse_args(argv)
+    set_env_from_mpirun()
+    timeout = datetime.timedelta(seconds=args.timeout)
+    sides, control = make_sides(args.side_names, timeout)
     rank, world = dist.get_rank(), dist.get_world_size()
     dtype = getattr(torch, args.dtype)
-    item = torch.tensor([], dtype=dtype).element_size()
-    rows = []
-    for size in sizes(args.sizes, args.factor):
-        tensor = torch.ones(max(1, size // item), dtype=dtype)
-        # Calibrated on gloo (the slower), agreed across ranks.
-        per_call = time_calls(tensor, gloo, 3)
-        iterations = int(agreed(max(1, min(100000, args.min_time / max(per_call, 1e-7)))))
-        times = {name: [] for name in sides}
-        for r in range(args.rounds):
-            order = list(sides) if r % 2 == 0 else list(sides)[::-1]
-            for name in order:
-                times[name].append(agreed(time_calls(tensor, sides[name], iterations)))
-        ratios = [g / s for g, s in zip(times["gloo"], times["strata"])]
-        rows.append((size, iterations, {n: statistics.median(t) for n, t in times.items()},
-                     statistics.median(ratios)))
-
+    mpi_bench = report.read_mpi_bench(args.mpi_bench) if args.mpi_bench else None
+    how = launcher()
     if rank == 0:
-        bus = 2 * (world - 1) / world if world > 1 else 1
-        if args.csv:
-            print("bytes,iterations,strata_us,gloo_us,strata_busbw_gbs,gloo_busbw_gbs,speedup")
-        else:
-            print(f"# all_reduce {args.dtype}, {world} ranks, median of {args.rounds} rounds; "
-                  "speedup = gloo time / strata time (median of per-round ratios)")
-            print(f"{'size':>8} {'iters':>7} {'strata us':>10} {'gloo us':>10} "
-                  f"{'strata GB/s':>11} {'gloo GB/s':>10} {'speedup':>8}")
-        for size, iters, t, speedup in rows:
-            nbytes = max(1, size // item) * item
-            bw = {n: nbytes / t[n] / 1e9 * bus for n in t}
-            if args.csv:
-                print(f"{nbytes},{iters},{t['strata'] * 1e6:.3f},{t['gloo'] * 1e6:.3f},"
-                      f"{bw['strata']:.4f},{bw['gloo']:.4f},{speedup:.3f}")
-            else:
-                print(f"{format_size(nbytes):>8} {iters:>7} {t['strata'] * 1e6:>10.2f} "
-                      f"{t['gloo'] * 1e6:>10.2f} {bw['strata']:>11.4f} {bw['gloo']:>10.4f} "
-                      f"{speedup:>7.2f}x")
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"# all_reduce {args.dtype} sum, {world} ranks under {how}, "
+              f"torch {torch.__version__}, {args.rounds} interleaved rounds of "
+              f">= {args.min_time} s per side, median; load {load:.2f}"
+              f"{describe_strata('strata' in sides)}")
+        names = list(sides)
+        print(f"# busbw in GB/s; {names[1]}/{names[0]} = median of per-round ratios of "
+              f"time({names[1]}) / time({names[0]})" if len(names) > 1 else "# busbw in GB/s")
+        print(report.header(list(sides), mpi_bench))
         sys.stdout.flush()
+    progress = lambda row, i, n: print(report.text_row(row, world, mpi_bench))  # noqa: E731
+    rows = sweep(size_list(args.sizes, args.factor), dtype, sides, args.rounds, args.min_time,
+                 control, rank, world, progress)
+    ddp = None
+    if args.ddp_step > 0:
+        from strata.torch._bench_ddp import time_ddp_steps
+        groups = {n: s.group for n, s in sides.items() if isinstance(s, GroupSide)}
+        ddp = time_ddp_steps(groups, args.ddp_step, args.rounds, control)
+    failed = 0
+    if rank == 0:
+        failed = summarize(args, rows, world, how, mpi_bench, ddp)
+    dist.barrier(group=control)
     dist.destroy_process_group()
+    return 1 if failed else 0
+
+
+def summarize(args, rows, world, how, mpi_bench, ddp):
+    """Writes CSV/PNG and prints the targets; the count of wrong results
+    (the exit status says whether any answer was wrong)."""
+    if args.csv:
+        report.write_csv(args.csv, rows, world, mpi_bench)
+        print(f"# wrote {args.csv}")
+    if args.plot:
+        title = (f"all_reduce {args.dtype}, {world} ranks, {how}: "
+                 + " vs ".join(f'"{s}"' for s in rows[0].seconds))
+        report.plot(args.plot, rows, world, title, mpi_bench)
+        print(f"# wrote {args.plot}")
+    if ddp is not None:
+        for name, ms in ddp["ms"].items():
+            print(f"# ddp digits step ({args.ddp_step} steps x {args.rounds} rounds): "
+                  f"{name} {ms:.3f} ms, last loss {ddp['loss'][name]:.6f}")
+        if "ratio" in ddp:
+            names = list(ddp["ms"])
+            print(f"# ddp step {names[0]}/{names[1]} = {ddp['ratio']:.3f}")
+    for text, holds, detail in report.targets(rows, world, how, mpi_bench):
+        verdict = "n/a" if holds is None else ("holds" if holds else "FAILS")
+        print(f"# target {text}: {verdict} ({detail})")
+    if ddp is not None and "ratio" in ddp and list(ddp["ms"])[:2] == ["strata", "gloo"]:
+        verdict = "holds" if ddp["ratio"] <= 0.8 else "FAILS"
+        print(f"# target ddp step strata <= 0.8x gloo: {verdict} ({ddp['ratio']:.3f}x)")
+    wrong = sum(sum(r.wrong.values()) for r in rows)
+    if wrong:
+        print(f"# ERROR: {wrong} wrong element(s) in the results", file=sys.stderr)
+    sys.stdout.flush()
+    return wrong
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
