@@ -18,6 +18,10 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
                               # the grpc_ring plugin
   libgloo-dev                 # the reference strata-ring-bench compares with
+  python3-dev pybind11-dev python3-numpy python3-pytest
+                              # the strata Python package and its tests (python/)
+  python3-torch libtorch-dev  # strata.torch, the torch.distributed backend "strata"
+  python3-matplotlib          # the plots of python3 -m strata.torch.bench
   clang-16 libclang-rt-16-dev # libFuzzer for the parsers' fuzz targets (scripts/fuzz.sh);
                               # 16, not Debian's default 14: std::source_location
 )

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Shows that core needs no plugin but hierarchical_copy (the in-process CPU
-# algorithms its own tests drive): copies the tracked tree, deletes every
-# other plugin directory, checks that no code in core/ names a deleted plugin,
-# then builds (warnings as errors) and runs every test that is left.
+# algorithms its own tests drive), and no Python: copies the tracked tree,
+# deletes every other plugin directory and the Python package (python/),
+# checks that no code in core/ names a deleted plugin, Python, pybind11 or
+# torch, then builds (warnings as errors) and runs every test that is left.
 #
 # Usage: scripts/check-core-alone.sh [work-dir]   (default: a fresh temp dir)
 # Exit status: 0 when all of it holds; the failing step's status otherwise.
@@ -26,13 +27,15 @@ for dir in "$work/src"/plugins/*/; do
   rm -rf "$dir"
 done
 echo "=== removed plugins: ${removed[*]} ==="
+rm -rf "$work/src/python"
+echo "=== removed the Python package (python/) ==="
 
 # Code (comments stripped) in core/ must not name a removed plugin. "mpi" is
 # left out of this check on purpose: the auto resolver order (tf_config,
 # slurm, mpi, …) names the mpi *resolver*, as TF's does, and simply skips it
 # when no plugin registered one.
 named=0
-for name in "${removed[@]}"; do
+for name in "${removed[@]}" pybind11 Python.h Python3 torch c10d; do
   [ "$name" = mpi ] && continue
   if hits=$({ find "$work/src/core" -type f \( -name '*.cc' -o -name '*.h' \) -exec sed -e 's://.*$::' {} +
                find "$work/src/core" -type f -name CMakeLists.txt -exec sed -e 's:#.*$::' {} +

@@ -4,7 +4,8 @@
 # (strata launch, then mpirun), the same with MirroredStrategy on 4 devices
 # in one process for comparison, the same model over gRPC (grpc_ring) and
 # with a parameter server (DOWNPOUR), with TPUStrategy on a simulated TPU
-# slice (tpu_sim), run the seeds' Dense(1) example, then
+# slice (tpu_sim), a small CNN under PyTorch DDP with the "strata" backend
+# against gloo (torchrun, strata launch, mpirun), run the seeds' Dense(1) example, then
 # show what Strata loaded, how it chooses an algorithm, an all-reduce sweep
 # against this machine's memory bandwidth, Strata's cost over raw MPI, and
 # grpc_ring against Gloo and Open MPI over TCP.
@@ -44,6 +45,31 @@ if [ -e "$build/lib/strata/plugins/libstrata_tpu_sim.so" ]; then
   echo "### strata bench on the tpu cores: measured time next to the torus cost model"
   "$strata" bench --config "$root/configs/tpu_sim.yaml" --device-type tpu --devices 4 \
     --op all_reduce --algorithm all -b 64KiB -e 4MiB -f 4
+  echo
+fi
+# PyTorch: the same digits, a small CNN under DistributedDataParallel with
+# torch.distributed's "strata" backend, then the same steps over gloo; each
+# run prints "final loss strata=... gloo=... equal(1e-5): yes" (exit 1 if not).
+python=${PYTHON3:-/usr/bin/python3}  # Debian's, which has torch
+if compgen -G "$build/python/strata/_torch.*.so" > /dev/null; then
+  ddp=("$python" "$root/examples/torch/ddp_digits.py" --backend both)
+  with_torch=(env "PYTHONPATH=$(cd "$build" && pwd)/python${PYTHONPATH:+:$PYTHONPATH}" OMP_NUM_THREADS=1)
+  echo "### ddp_digits (PyTorch DDP, backend \"strata\" vs gloo): 2 processes under torchrun"
+  "${with_torch[@]}" "$python" -m torch.distributed.run --redirects 1 --tee 1 --standalone \
+    --nproc_per_node 2 "${ddp[@]:1}"
+  echo
+  echo "### ddp_digits: the same under strata launch -n 2"
+  "${with_torch[@]}" "$strata" launch -n 2 -- "${ddp[@]}"
+  echo
+  if command -v mpirun > /dev/null; then
+    echo "### ddp_digits: the same under mpirun -np 2 (strata.torch sets RANK, MASTER_ADDR... from MPI)"
+    "${with_torch[@]}" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      mpirun -np 2 --oversubscribe --mca btl self,vader "${ddp[@]}"
+    echo
+  fi
+else
+  echo "### ddp_digits (PyTorch): skipped: the strata.torch module was not built" \
+       "(the configure step says why: torch, python3-dev or pybind11 missing)"
   echo
 fi
 echo "### dense_y_equals_x: the seeds' Dense(1) learning y = x under Mirrored"

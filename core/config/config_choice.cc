@@ -9,7 +9,7 @@ namespace strata {
 std::string_view ConfigChoice::origin_name() const {
   switch (origin) {
     case ConfigOrigin::kFlag:
-      return "--config";
+      return flag_name;
     case ConfigOrigin::kEnvironment:
       return kConfigEnvironmentVariable;
     case ConfigOrigin::kDefaultFile:

@@ -36,6 +36,9 @@ enum class ConfigOrigin {
 struct ConfigChoice {
   std::filesystem::path path;  // empty for kBuiltIn
   ConfigOrigin origin = ConfigOrigin::kBuiltIn;
+  // What a kFlag file was given by, as its user typed it: a library caller
+  // (Python's config= argument) is no command line.
+  std::string flag_name = "--config";
 
   bool from_file() const { return origin != ConfigOrigin::kBuiltIn; }
   // "--config", "STRATA_CONFIG", "the program's default", "built-in defaults"

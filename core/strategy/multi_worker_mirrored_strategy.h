@@ -17,13 +17,12 @@
 
 #include "core/cluster/cluster_spec.h"
 #include "core/cluster/health_monitor.h"
+#include "core/cluster/job_team.h"
 #include "core/collective/collective_ops.h"
 #include "core/runtime/runtime.h"
 #include "core/strategy/strategy.h"
 
 namespace strata {
-
-struct WorkerJob;  // store + heartbeats, kept alive as long as the team
 
 class MultiWorkerMirroredStrategy final : public Strategy {
  public:
@@ -43,7 +42,8 @@ class MultiWorkerMirroredStrategy final : public Strategy {
       StoreHost store_host = {});
   ~MultiWorkerMirroredStrategy() override;
 
-  std::string_view kind() const override { return "multi_worker_mirrored"; }
+  static constexpr std::string_view kind_name() { return "multi_worker_mirrored"; }
+  std::string_view kind() const override { return kind_name(); }
   const ClusterSpec& cluster() const { return cluster_; }
 
   Status broadcast_from_chief(std::span<Tensor* const> copies) override;
@@ -51,10 +51,11 @@ class MultiWorkerMirroredStrategy final : public Strategy {
  private:
   MultiWorkerMirroredStrategy(std::vector<strata_device_t> devices,
                               std::unique_ptr<CollectiveOps> collectives, ClusterSpec cluster,
-                              std::shared_ptr<WorkerJob> job);
+                              std::unique_ptr<JobTeam> job);
+  static std::unique_ptr<MultiWorkerMirroredStrategy> from_job(std::unique_ptr<JobTeam> job);
 
   ClusterSpec cluster_;
-  std::shared_ptr<WorkerJob> job_;
+  std::unique_ptr<JobTeam> job_;  // its ops are the base's; they keep its store alive
 };
 
 }  // namespace strata

@@ -3,8 +3,8 @@
 #include <iostream>
 #include <utility>
 
-#include "core/common/units.h"
 #include "core/config/config_choice.h"
+#include "core/runtime/runtime_report.h"
 
 namespace strata::cli {
 
@@ -43,37 +43,6 @@ StatusOr<std::unique_ptr<CollectiveOps>> open_team(const std::shared_ptr<Runtime
   return CollectiveOps::create(runtime, std::move(spec));
 }
 
-StatusOr<uint64_t> count_for_bytes(CollectiveKind op, uint64_t bytes, DType dtype, int replicas,
-                                   bool exact) {
-  const uint64_t elem = dtype_size(dtype);
-  const std::string what =
-      format_size(bytes) + (bytes >= 1024 ? " (" + std::to_string(bytes) + " B)" : "");
-  if (exact && bytes % elem != 0) {
-    return InvalidArgumentError(what + " is not a whole number of " +
-                                std::string(dtype_name(dtype)) + " elements (" +
-                                std::to_string(elem) + " B each)");
-  }
-  const uint64_t elements = bytes / elem;
-  if (op != CollectiveKind::kAllGather && op != CollectiveKind::kReduceScatter) return elements;
-  // The size names the whole gathered buffer: each replica owns 1/n of it.
-  const auto n = static_cast<uint64_t>(replicas);
-  if (exact && elements % n != 0) {
-    return InvalidArgumentError(std::string(collective_name(op)) + " size " + what +
-                                " is the whole gathered buffer and must split evenly into " +
-                                std::to_string(n) + " replica slices of " +
-                                std::string(dtype_name(dtype)) + " elements");
-  }
-  return elements / n;
-}
-
-uint64_t bytes_for_count(CollectiveKind op, uint64_t count, DType dtype, int replicas) {
-  const uint64_t bytes = count * dtype_size(dtype);
-  if (op == CollectiveKind::kAllGather || op == CollectiveKind::kReduceScatter) {
-    return bytes * static_cast<uint64_t>(replicas);
-  }
-  return bytes;
-}
-
 std::string collective_names() {
   std::string out;
   for (CollectiveKind kind : kAllCollectives) {
@@ -83,9 +52,7 @@ std::string collective_names() {
 }
 
 std::string describe_devices(const Runtime& runtime, const Team& team) {
-  const auto& devices = team.devices();
-  if (devices.size() == 1) return runtime.device_name(devices.front());
-  return runtime.device_name(devices.front()) + " .. " + runtime.device_name(devices.back());
+  return strata::describe_devices(runtime, team.devices());
 }
 
 }  // namespace strata::cli

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/collective/call_size.h"
 #include "core/collective/collective_ops.h"
 #include "core/common/dtype.h"
 #include "core/common/status.h"
@@ -54,16 +55,6 @@ StatusOr<Config> load_cli_config(const std::string& config_file, int min_cpu_dev
 // A single-process team of the first `count` devices of `device_type`.
 StatusOr<std::unique_ptr<CollectiveOps>> open_team(const std::shared_ptr<Runtime>& runtime,
                                                    const std::string& device_type, int count);
-
-// Elements per replica (the ABI's `count`) for a call described by `bytes`.
-// As in config rules and nccl-tests, `bytes` is the per-replica buffer for
-// all_reduce, broadcast and reduce, and the whole gathered buffer for
-// all_gather and reduce_scatter. `exact` refuses sizes that do not divide
-// evenly (explain); otherwise the count rounds down (bench sweeps).
-StatusOr<uint64_t> count_for_bytes(CollectiveKind op, uint64_t bytes, DType dtype, int replicas,
-                                   bool exact);
-// The inverse: the size nccl-tests prints for a call of `count` elements.
-uint64_t bytes_for_count(CollectiveKind op, uint64_t count, DType dtype, int replicas);
 
 // "all_reduce, broadcast, ..." for messages.
 std::string collective_names();

@@ -67,24 +67,6 @@ StatusOr<Call> parse_call(const ExplainOptions& o) {
   return call;
 }
 
-std::string describe_call(const Call& call, uint64_t count, const ExplainOptions& o) {
-  if (call.op == CollectiveKind::kBarrier) return "barrier";
-  std::string out = std::string(collective_name(call.op)) + " of " + format_size(call.bytes);
-  const bool gathered =
-      call.op == CollectiveKind::kAllGather || call.op == CollectiveKind::kReduceScatter;
-  out += gathered ? " in all (" : " per replica (";
-  out += std::to_string(count) + " x " + std::string(dtype_name(call.dtype));
-  out += gathered ? " per replica)" : ")";
-  if (call.op == CollectiveKind::kAllReduce || call.op == CollectiveKind::kReduceScatter ||
-      call.op == CollectiveKind::kReduce) {
-    out += ", redop " + std::string(reduce_op_name(call.redop));
-  }
-  if (call.op == CollectiveKind::kBroadcast || call.op == CollectiveKind::kReduce) {
-    out += ", root " + std::to_string(o.root);
-  }
-  return out + (o.in_place ? ", in place" : ", out of place");
-}
-
 nlohmann::json to_json(const Selection& sel, const std::string& call, const std::string& team) {
   nlohmann::json out = {
       {"call", call}, {"team", team}, {"winner", sel.chosen->id}, {"reason", sel.reason}};
@@ -117,7 +99,8 @@ int run_explain(const ExplainOptions& o) {
   auto sel = (*ops)->explain(call->op, call->dtype, count, call->redop, o.in_place, o.root);
   if (!sel.ok()) return report_error("explain", sel.status());
 
-  const std::string what = describe_call(*call, count, o);
+  const std::string what =
+      describe_call(call->op, call->bytes, count, call->dtype, call->redop, o.root, o.in_place);
   const std::string team = std::to_string(o.devices) + " " + o.device_type + " device(s) (" +
                            describe_devices(**runtime, (*ops)->team()) + ") in 1 process";
   if (o.json) {

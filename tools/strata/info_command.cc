@@ -15,7 +15,7 @@
 #include "core/common/units.h"
 #include "strata/abi/version.h"
 #include "tools/strata/cli_common.h"
-#include "tools/strata/info_report.h"
+#include "core/runtime/runtime_report.h"
 #include "tools/strata/plugin_isolation.h"
 #include "tools/strata/text_table.h"
 

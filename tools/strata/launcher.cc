@@ -78,11 +78,19 @@ Status Launcher::prepare() {
   ::signal(SIGPIPE, SIG_IGN);
 
   STRATA_ASSIGN_OR_RETURN(const std::string token, new_job_token());
+  // One port per task, and one for torch's env:// rendezvous (the last).
   STRATA_ASSIGN_OR_RETURN(std::vector<int> ports,
-                          pick_loopback_ports(options_.workers + options_.ps_tasks));
+                          pick_loopback_ports(options_.workers + options_.ps_tasks + 1));
   ports_.assign(ports.begin(), ports.begin() + options_.workers);
-  ps_ports_.assign(ports.begin() + options_.workers, ports.end());
+  ps_ports_.assign(ports.begin() + options_.workers, ports.end() - 1);
   env_.set("STRATA_JOB_TOKEN", token);
+  // torch.distributed's env:// variables, so a torch program (with the
+  // "strata" backend or any other) runs under strata launch unchanged;
+  // RANK and LOCAL_RANK are each worker's (start_workers).
+  env_.set("MASTER_ADDR", "127.0.0.1");
+  env_.set("MASTER_PORT", std::to_string(ports.back()));
+  env_.set("WORLD_SIZE", std::to_string(options_.workers));
+  env_.set("LOCAL_WORLD_SIZE", std::to_string(options_.workers));
   if (!options_.devices_per_worker.empty()) {
     env_.set("STRATA_DEVICES_PER_WORKER", options_.devices_per_worker);
   }
@@ -141,7 +149,10 @@ Status Launcher::start_workers(const std::string& path) {
     request.what = w.name;
     request.path = path;
     request.argv = options_.program;
-    request.env = env_.block({{"TF_CONFIG", tf_config_text(ports_, ps_ports_, type, i)}});
+    std::map<std::string, std::string> own = {
+        {"TF_CONFIG", tf_config_text(ports_, ps_ports_, type, i)}};
+    if (!is_ps) own.insert({{"RANK", std::to_string(i)}, {"LOCAL_RANK", std::to_string(i)}});
+    request.env = env_.block(own);
     request.signal_mask = original_mask_;
     StatusOr<SpawnedChild> child = spawn_child(request);
     if (!child.ok()) return child.status();

@@ -1,7 +1,8 @@
-// Everything `strata info` shows, collected from a Runtime into plain data
-// once, so the text tables and the JSON output cannot disagree.
-#ifndef STRATA_TOOLS_STRATA_INFO_REPORT_H_
-#define STRATA_TOOLS_STRATA_INFO_REPORT_H_
+// Everything `strata info` and Python's strata.info() show, collected from a
+// Runtime into plain data once, so the text tables, the JSON output and the
+// Python dict cannot disagree.
+#ifndef STRATA_CORE_RUNTIME_RUNTIME_REPORT_H_
+#define STRATA_CORE_RUNTIME_RUNTIME_REPORT_H_
 
 #include <cstdint>
 #include <string>
@@ -9,7 +10,7 @@
 
 #include "core/runtime/runtime.h"
 
-namespace strata::cli {
+namespace strata {
 
 struct PluginInfo {
   std::string name;
@@ -68,11 +69,15 @@ inline constexpr int kMaxListedDevices = 64;
 
 InfoReport collect_info(const Runtime& runtime);
 
+// "cpu:0 .. cpu:3" (or "cpu:0" for one device), as `strata explain` and
+// strata.explain() name a team's devices.
+std::string describe_devices(const Runtime& runtime, const std::vector<strata_device_t>& devices);
+
 // "local", "cross_process", "local+multi_device_processes".
 std::string scope_name(uint32_t scope);
 // "all 7 peers", "none", "cpu:1, cpu:2".
 std::string describe_peers(const DeviceTypeInfo& type, const DeviceInfo& device);
 
-}  // namespace strata::cli
+}  // namespace strata
 
-#endif  // STRATA_TOOLS_STRATA_INFO_REPORT_H_
+#endif  // STRATA_CORE_RUNTIME_RUNTIME_REPORT_H_

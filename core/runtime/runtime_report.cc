@@ -1,4 +1,4 @@
-#include "tools/strata/info_report.h"
+#include "core/runtime/runtime_report.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include "core/plugin/abi_status.h"
 #include "strata/abi/algorithm.h"
 
-namespace strata::cli {
+namespace strata {
 namespace {
 
 std::string or_empty(const char* text) { return text == nullptr ? "" : text; }
@@ -145,4 +145,10 @@ InfoReport collect_info(const Runtime& runtime) {
   return report;
 }
 
-}  // namespace strata::cli
+std::string describe_devices(const Runtime& runtime, const std::vector<strata_device_t>& devices) {
+  if (devices.empty()) return "no devices";
+  if (devices.size() == 1) return runtime.device_name(devices.front());
+  return runtime.device_name(devices.front()) + " .. " + runtime.device_name(devices.back());
+}
+
+}  // namespace strata
