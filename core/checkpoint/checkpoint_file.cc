@@ -16,13 +16,6 @@
 namespace strata {
 namespace {
 
-std::string hex32(uint32_t v) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string text = "0x00000000";
-  for (int i = 9; i >= 2; --i, v >>= 4) text[static_cast<size_t>(i)] = kHex[v & 0xf];
-  return text;
-}
-
 // Everything written goes through here so the CRC and the byte count can
 // never disagree with what is on disk.
 class CrcSink {
@@ -140,8 +133,8 @@ Status write_body(CrcSink& sink, const Checkpoint& ckpt, uint64_t length) {
 Status check_crc(uint32_t computed, const unsigned char* trailer, const std::string& where) {
   const uint32_t expected = load_u32(trailer);
   if (expected == computed) return Status::Ok();
-  return DataLossError(where + ": checksum mismatch: file is corrupt (expected " + hex32(expected) +
-                       ", computed " + hex32(computed) + ")");
+  return DataLossError(where + ": checksum mismatch: file is corrupt (expected " + crc_text(expected) +
+                       ", computed " + crc_text(computed) + ")");
 }
 
 }  // namespace

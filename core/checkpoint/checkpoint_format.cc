@@ -188,4 +188,11 @@ StatusOr<Checkpoint> parse_checkpoint_body(std::span<const unsigned char> body,
   return ckpt;
 }
 
+std::string crc_text(uint32_t crc) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text = "0x00000000";
+  for (int i = 9; i >= 2; --i, crc >>= 4) text[static_cast<size_t>(i)] = kHex[crc & 0xf];
+  return text;
+}
+
 }  // namespace strata

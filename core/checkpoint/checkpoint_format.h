@@ -73,6 +73,10 @@ StatusOr<Checkpoint> parse_checkpoint_body(std::span<const unsigned char> body,
                                            const CheckpointHeader& header,
                                            const std::string& where);
 
+// "0x1a2b3c4d": a checkpoint's CRC as every error and log line prints it,
+// so a user can match a checksum mismatch against a resume agreement.
+std::string crc_text(uint32_t crc);
+
 }  // namespace strata
 
 #endif  // STRATA_CORE_CHECKPOINT_CHECKPOINT_FORMAT_H_

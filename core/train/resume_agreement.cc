@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/checkpoint/checkpoint_format.h"
 #include "core/strategy/strategy.h"
 
 namespace strata {
@@ -34,20 +35,13 @@ ResumeChoice decode(const float* row) {
   return choice;
 }
 
-std::string hex32(uint32_t v) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string text = "0x00000000";
-  for (int i = 9; i >= 2; --i, v >>= 4) text[static_cast<size_t>(i)] = kHex[v & 0xf];
-  return text;
-}
-
 }  // namespace
 
 std::string ResumeChoice::describe() const {
   switch (kind) {
     case Kind::kNothing: return "no checkpoint (a fresh start)";
     case Kind::kCheckpoint:
-      return "the checkpoint of step " + std::to_string(step) + " (CRC " + hex32(checksum) + ")";
+      return "the checkpoint of step " + std::to_string(step) + " (CRC " + crc_text(checksum) + ")";
     case Kind::kError: return "an error (its log says which)";
   }
   return "an unknown answer";
