@@ -8,6 +8,7 @@
 #include "core/collective/call_size.h"
 #include "core/runtime/runtime_report.h"
 #include "python/src/common/communicator.h"
+#include "python/src/common/explanation_dict.h"
 #include "python/src/common/status_error.h"
 #include "python/src/core/array_buffers.h"
 #include "python/src/core/bindings.h"
@@ -68,21 +69,9 @@ py::dict explain_call(Communicator& comm, const std::string& op_name, const std:
     std::shared_ptr<JobTeam> team = value_or_throw(comm.team());
     sel = value_or_throw(team->ops().explain(op, dtype, count, redop, in_place, root));
   }
-  py::dict out;
-  out["call"] = describe_call(op, bytes_for_count(op, count, dtype, comm.replica_count()), count,
-                              dtype, redop, root, in_place);
-  out["team"] = comm.describe();
-  out["winner"] = sel.chosen->id;
-  out["reason"] = sel.reason;
-  py::list candidates;
-  for (const Candidate& k : sel.candidates) {
-    candidates.append(py::dict(
-        py::arg("algorithm") = k.algorithm->id, py::arg("source") = k.source,
-        py::arg("estimate_seconds") = k.estimate, py::arg("measured_seconds") = k.measured,
-        py::arg("verdict") = k.verdict));
-  }
-  out["candidates"] = candidates;
-  return out;
+  return explanation_dict(describe_call(op, bytes_for_count(op, count, dtype, comm.replica_count()),
+                                        count, dtype, redop, root, in_place),
+                          comm.describe(), sel);
 }
 
 }  // namespace

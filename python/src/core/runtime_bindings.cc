@@ -10,6 +10,7 @@
 #include "core/cluster/job_team.h"
 #include "core/common/units.h"
 #include "core/runtime/runtime_report.h"
+#include "python/src/common/explanation_dict.h"
 #include "python/src/common/status_error.h"
 #include "python/src/core/bindings.h"
 #include "strata/abi/version.h"
@@ -105,21 +106,10 @@ py::dict explain(const ExplainCall& c, const std::optional<std::string>& config)
           : value_or_throw(count_for_bytes(op, bytes, dtype, c.devices, /*exact=*/true));
   Selection sel = value_or_throw(team->ops().explain(op, dtype, count, redop, c.in_place, c.root));
   py::gil_scoped_acquire acquire;
-  py::dict out;
-  out["call"] = describe_call(op, bytes, count, dtype, redop, c.root, c.in_place);
-  out["team"] = std::to_string(c.devices) + " " + c.device_type + " device(s) (" +
-                describe_devices(*runtime, team->devices()) + ") in 1 process";
-  out["winner"] = sel.chosen->id;
-  out["reason"] = sel.reason;
-  py::list candidates;
-  for (const Candidate& k : sel.candidates) {
-    candidates.append(py::dict(
-        py::arg("algorithm") = k.algorithm->id, py::arg("source") = k.source,
-        py::arg("estimate_seconds") = k.estimate, py::arg("measured_seconds") = k.measured,
-        py::arg("verdict") = k.verdict));
-  }
-  out["candidates"] = candidates;
-  return out;
+  return explanation_dict(describe_call(op, bytes, count, dtype, redop, c.root, c.in_place),
+                          std::to_string(c.devices) + " " + c.device_type + " device(s) (" +
+                              describe_devices(*runtime, team->devices()) + ") in 1 process",
+                          sel);
 }
 
 }  // namespace

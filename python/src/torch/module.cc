@@ -5,6 +5,7 @@
 #include <torch/csrc/utils/pybind.h>
 #include <pybind11/stl.h>
 
+#include "python/src/common/explanation_dict.h"
 #include "python/src/common/status_error.h"
 #include "python/src/torch/process_group_strata.h"
 
@@ -49,20 +50,7 @@ PYBIND11_MODULE(_torch, m) {
             py::gil_scoped_release release;
             e = group.explain(op, tensor, reduce_op, root);
           }
-          py::dict out;
-          out["call"] = e.call;
-          out["team"] = e.team;
-          out["winner"] = e.selection.chosen->id;
-          out["reason"] = e.selection.reason;
-          py::list candidates;
-          for (const strata::Candidate& k : e.selection.candidates) {
-            candidates.append(py::dict(
-                py::arg("algorithm") = k.algorithm->id, py::arg("source") = k.source,
-                py::arg("estimate_seconds") = k.estimate, py::arg("measured_seconds") = k.measured,
-                py::arg("verdict") = k.verdict));
-          }
-          out["candidates"] = candidates;
-          return out;
+          return strata::python::explanation_dict(e.call, e.team, e.selection);
         },
         py::arg("group"), py::arg("op"), py::arg("tensor"), py::arg("reduce_op"),
         py::arg("root"));

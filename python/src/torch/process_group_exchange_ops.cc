@@ -25,18 +25,6 @@ void copy_into(const at::Tensor& tensor, const uint8_t* from) {
   staged.finish();
 }
 
-// A list of `size` tensors, each of `like`'s dtype and element count.
-void check_list_like(const std::vector<at::Tensor>& list, const at::Tensor& like, int size,
-                     const std::string& call, const std::string& what) {
-  if (list.size() != static_cast<size_t>(size)) {
-    throw_status(InvalidArgumentError("strata backend: " + call + " takes a list of " +
-                                      std::to_string(size) + " " + what + " tensors (one per " +
-                                      "rank of the group), not " + std::to_string(list.size())));
-  }
-  for (size_t r = 0; r < list.size(); ++r) {
-    throw_if_error(check_like(list[r], like, like.numel(), call, what + " " + std::to_string(r)));
-  }
-}
 
 // The byte size of each of the `size` blocks of dim 0 of `t`: `splits`
 // rows each, or equal blocks when `splits` is empty (torch's convention).
@@ -98,7 +86,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupStrata::gather(
         std::to_string(outputs.size())));
   }
   std::vector<at::Tensor> outs = is_root ? outputs.front() : std::vector<at::Tensor>{};
-  if (is_root) check_list_like(outs, input, size_, "gather", "output");
+  if (is_root) throw_if_error(check_list_like(outs, input, size_, "gather", "output"));
   const CallOptions options = call_options(opts.timeout);
   const strata_device_t device = device_;
   const int size = size_;
@@ -132,7 +120,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupStrata::scatter(
         std::to_string(inputs.size())));
   }
   std::vector<at::Tensor> ins = is_root ? inputs.front() : std::vector<at::Tensor>{};
-  if (is_root) check_list_like(ins, output, size_, "scatter", "input");
+  if (is_root) throw_if_error(check_list_like(ins, output, size_, "scatter", "input"));
   const CallOptions options = call_options(opts.timeout);
   const strata_device_t device = device_;
   const int size = size_;

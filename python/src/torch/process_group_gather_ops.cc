@@ -12,18 +12,6 @@
 namespace strata::python {
 namespace {
 
-// One list of `size` tensors, each like `input`.
-void check_list(const std::vector<at::Tensor>& list, const at::Tensor& input, int size,
-                const std::string& call, const std::string& what) {
-  if (list.size() != static_cast<size_t>(size)) {
-    throw_status(InvalidArgumentError("strata backend: " + call + " takes a list of " +
-                                      std::to_string(size) + " " + what + " tensors (one per " +
-                                      "rank of the group), not " + std::to_string(list.size())));
-  }
-  for (size_t r = 0; r < list.size(); ++r) {
-    throw_if_error(check_like(list[r], input, input.numel(), call, what + " " + std::to_string(r)));
-  }
-}
 
 // Are the outputs consecutive blocks of one buffer (as `big.chunk(n)`
 // gives)? Then the gather writes straight into them.
@@ -70,7 +58,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupStrata::allgather(
                                       "process, not " + std::to_string(outputs.size())));
   }
   const at::Tensor& input = inputs.front();
-  check_list(outputs.front(), input, size_, "all_gather", "output");
+  throw_if_error(check_list_like(outputs.front(), input, size_, "all_gather", "output"));
   const CallOptions options = call_options(opts.timeout);
   const strata_device_t device = device_;
   return enqueue(c10d::OpType::ALLGATHER, outputs.front(),
@@ -127,7 +115,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupStrata::reduce_scatter(
                                       "process, not " + std::to_string(inputs.size())));
   }
   const at::Tensor& output = outputs.front();
-  check_list(inputs.front(), output, size_, "reduce_scatter", "input");
+  throw_if_error(check_list_like(inputs.front(), output, size_, "reduce_scatter", "input"));
   const DType dtype = value_or_throw(reduction_dtype(output, opts.reduceOp, "reduce_scatter"));
   const ReduceOp op = value_or_throw(reduce_op_of(opts.reduceOp, "reduce_scatter"));
   const CallOptions options = call_options(opts.timeout);

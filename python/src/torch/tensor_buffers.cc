@@ -103,6 +103,20 @@ Status check_like(const at::Tensor& tensor, const at::Tensor& like, int64_t nume
   return Status();
 }
 
+Status check_list_like(const std::vector<at::Tensor>& list, const at::Tensor& like, int size,
+                       const std::string& call, const std::string& what) {
+  if (list.size() != static_cast<size_t>(size)) {
+    return InvalidArgumentError("strata backend: " + call + " takes a list of " +
+                                std::to_string(size) + " " + what + " tensors (one per rank of " +
+                                "the group), not " + std::to_string(list.size()));
+  }
+  for (size_t r = 0; r < list.size(); ++r) {
+    STRATA_RETURN_IF_ERROR(
+        check_like(list[r], like, like.numel(), call, what + " " + std::to_string(r)));
+  }
+  return Status();
+}
+
 Status check_tensor(const at::Tensor& t, const std::string& call) {
   if (!t.defined()) return InvalidArgumentError("strata backend: " + call + " of an undefined tensor");
   if (t.layout() != at::kStrided) {

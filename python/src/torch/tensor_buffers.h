@@ -36,6 +36,10 @@ Status check_tensor(const at::Tensor& tensor, const std::string& call);
 // names it ("output 1").
 Status check_like(const at::Tensor& tensor, const at::Tensor& like, int64_t numel,
                   const std::string& call, const std::string& what);
+// A list of `size` tensors (one per rank of the group), each of `like`'s
+// dtype and element count; `what` names them ("output").
+Status check_list_like(const std::vector<at::Tensor>& list, const at::Tensor& like, int size,
+                       const std::string& call, const std::string& what);
 
 // A contiguous tensor to hand to a collective: `tensor` itself, or a copy
 // that finish() writes back.
