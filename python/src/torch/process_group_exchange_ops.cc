@@ -67,7 +67,7 @@ c10::intrusive_ptr<c10d::Work> not_supported(const std::string& call, const std:
 }
 
 constexpr char kNoPointToPoint[] =
-    "the strata backend's plugin ABI (1.1) has only collectives, no point-to-point "
+    "the strata backend's plugin ABI has only collectives, no point-to-point "
     "operations; use a group of another backend for it, e.g. dist.new_group(backend=\"gloo\")";
 
 }  // namespace

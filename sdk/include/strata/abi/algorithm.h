@@ -54,6 +54,12 @@ typedef struct strata_team_desc {
    * has a single process. */
   void* store;
   int64_t deadline_ns;       /* team_create must finish by then (now_ns clock) */
+  /* ABI 1.2: how many distinct hosts the team's processes run on, so that
+   * supports() can decline a team that spans hosts (a shared-memory transport)
+   * or one that does not. Processes share a host when they share boot id,
+   * PID and network namespaces, or when STRATA_HOST_ID says so. 0 when the
+   * host did not fill it (a 1.1 host): treat as unknown. */
+  int32_t host_count;
 } strata_team_desc_t;
 
 /* What selection sees of a call: shapes, no pointers.

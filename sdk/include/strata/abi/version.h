@@ -9,7 +9,7 @@
 #define STRATA_ABI_VERSION_H_
 
 #define STRATA_ABI_MAJOR 1
-#define STRATA_ABI_MINOR 1
+#define STRATA_ABI_MINOR 2
 
 #if defined(__GNUC__)
 #define STRATA_ABI_EXPORT __attribute__((visibility("default")))
