@@ -1,6 +1,7 @@
 #include "tools/ring_bench/gloo_ring.h"
 
 #include <gloo/allreduce.h>
+#include <gloo/barrier.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
@@ -50,8 +51,9 @@ class StrataStoreForGloo final : public gloo::rendezvous::Store {
 GlooRing::GlooRing(std::shared_ptr<gloo::Context> context) : context_(std::move(context)) {}
 GlooRing::~GlooRing() = default;
 
-StatusOr<std::unique_ptr<GlooRing>> GlooRing::connect(Store& store, int rank, int world,
-                                                      const std::string& hostname,
+StatusOr<std::unique_ptr<GlooRing>> GlooRing::connect(gloo::rendezvous::Store& store,
+                                                      const std::string& prefix, int rank,
+                                                      int world, const std::string& hostname,
                                                       std::chrono::milliseconds timeout) {
   try {
     gloo::transport::tcp::attr attr;
@@ -59,13 +61,21 @@ StatusOr<std::unique_ptr<GlooRing>> GlooRing::connect(Store& store, int rank, in
     auto device = gloo::transport::tcp::CreateDevice(attr);
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, world);
     context->setTimeout(timeout);
-    StrataStoreForGloo adapter(store, timeout);
-    gloo::rendezvous::PrefixStore prefixed("gloo", adapter);
+    gloo::rendezvous::PrefixStore prefixed(prefix, store);
     context->connectFullMesh(prefixed, device);
     return std::unique_ptr<GlooRing>(new GlooRing(std::move(context)));
   } catch (const std::exception& e) {
-    return UnavailableError(std::string("Gloo could not connect its ranks: ") + e.what());
+    return UnavailableError("rank " + std::to_string(rank) + ": Gloo could not connect its " +
+                            std::to_string(world) + " ranks over " + hostname + ": " + e.what());
   }
+}
+
+StatusOr<std::unique_ptr<GlooRing>> GlooRing::connect(Store& store, int rank, int world,
+                                                      const std::string& hostname,
+                                                      std::chrono::milliseconds timeout,
+                                                      const std::string& prefix) {
+  StrataStoreForGloo adapter(store, timeout);
+  return connect(adapter, prefix, rank, world, hostname, timeout);
 }
 
 Status GlooRing::all_reduce(const float* input, float* output, size_t count) {
@@ -83,6 +93,31 @@ Status GlooRing::all_reduce(const float* input, float* output, size_t count) {
     return Status::Ok();
   } catch (const std::exception& e) {
     return InternalError(std::string("gloo::allreduce: ") + e.what());
+  }
+}
+
+Status GlooRing::barrier() {
+  try {
+    gloo::BarrierOptions options(context_);
+    options.setTag(tag_++);
+    gloo::barrier(options);
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return InternalError(std::string("gloo::barrier: ") + e.what());
+  }
+}
+
+StatusOr<double> GlooRing::max_across_ranks(double value) {
+  try {
+    gloo::AllreduceOptions options(context_);
+    options.setOutput(&value, 1);
+    options.setReduceFunction(
+        static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::max<double>));
+    options.setTag(tag_++);
+    gloo::allreduce(options);
+    return value;
+  } catch (const std::exception& e) {
+    return InternalError(std::string("gloo::allreduce (max of the ranks' times): ") + e.what());
   }
 }
 
