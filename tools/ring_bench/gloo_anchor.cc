@@ -139,7 +139,9 @@ int run_job(const AnchorOptions& o) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(1);
       Status s = run_rank(o, folder, rank);
-      if (!s.ok()) std::fprintf(stderr, "strata-gloo-anchor (rank %d): %s\n", rank, s.to_string().c_str());
+      if (!s.ok()) {
+        std::fprintf(stderr, "strata-gloo-anchor (rank %d): %s\n", rank, s.to_string().c_str());
+      }
       std::fflush(stdout);
       ::_exit(s.ok() ? 0 : 1);
     }

@@ -268,7 +268,9 @@ int main(int argc, char** argv) {
       if (sides.ok()) {
         o.sides = *std::move(sides);
       } else {
-        if (rank == 0) std::fprintf(stderr, "strata-ring-bench: %s\n", sides.status().to_string().c_str());
+        if (rank == 0) {
+          std::fprintf(stderr, "strata-ring-bench: %s\n", sides.status().to_string().c_str());
+        }
         exit_code = 2;
       }
     } else {

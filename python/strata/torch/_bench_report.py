@@ -3,8 +3,8 @@ algbw, busbw = algbw * 2(n-1)/n), a CSV, a PNG, strata-mpi-bench's own
 figures beside ours, and issue 25's targets checked against one run."""
 
 import csv
-import os
 
+from strata import _busbw_plot
 from strata.torch._bench_sweep import format_size
 
 
@@ -95,41 +95,19 @@ def write_csv(path, rows, world, mpi_bench):
 
 
 def plot(path, rows, world, title, mpi_bench):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     sides = list(rows[0].seconds)
-    fig, (bw_ax, ratio_ax) = plt.subplots(2, 1, figsize=(8, 8), sharex=True,
-                                          gridspec_kw={"height_ratios": [3, 2]})
     names = sides + (["mpi_plugin", "raw_mpi"] if mpi_bench else [])
     labels = {"mpi_plugin": "mpi plugin alone (strata-mpi-bench)",
               "raw_mpi": "MPI_Allreduce (strata-mpi-bench)"}
+    series = []
     for name in names:
         points = [(r.nbytes, figures(r, world, mpi_bench).get(name)) for r in rows]
         points = [(n, f[2]) for n, f in points if f is not None]
-        if points:
-            style = "--" if name in labels else "-o"
-            bw_ax.plot(*zip(*points), style, label=labels.get(name, f'dist.all_reduce "{name}"'),
-                       markersize=3)
-    bw_ax.set_yscale("log")
-    bw_ax.set_ylabel("busbw (GB/s)")
-    bw_ax.set_title(title)
-    bw_ax.grid(True, which="both", alpha=0.3)
-    bw_ax.legend(fontsize=8)
+        series.append((labels.get(name, f'dist.all_reduce "{name}"'), points, name in labels))
+    ratios = []
     if len(sides) > 1:
-        ratio_ax.plot([r.nbytes for r in rows], [r.ratio for r in rows], "-o", markersize=3,
-                      label=f"{sides[1]} time / {sides[0]} time")
-        ratio_ax.axhline(1.0, color="grey", linewidth=0.8)
-        ratio_ax.set_yscale("log")
-        ratio_ax.set_ylabel("speedup")
-        ratio_ax.legend(fontsize=8)
-    ratio_ax.grid(True, which="both", alpha=0.3)
-    ratio_ax.set_xscale("log", base=2)
-    ratio_ax.set_xlabel("bytes per rank")
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+        ratios.append((f"{sides[1]} time / {sides[0]} time", [(r.nbytes, r.ratio) for r in rows]))
+    _busbw_plot.draw(path, title, series, ratios, "speedup")
 
 
 def _worst(rows, low, high, value):
