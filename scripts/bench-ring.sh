@@ -2,9 +2,10 @@
 # The measurements of docs/performance/grpc_ring.md, on an existing build:
 # Gloo alone (strata-gloo-anchor) against itself, which is the noise; the
 # same Gloo pinned one core per rank as mpirun binds 2 ranks, which is what
-# slowed Gloo in strata-ring-bench before it released the binding; then
-# strata-ring-bench (raw MPI_Allreduce over tcp, Gloo, grpc_ring and Gloo
-# again as the in-run null) with 2 and 4 ranks. CSVs, PNGs and logs go to OUT
+# slowed Gloo in strata-ring-bench before it released the binding, and the
+# bench itself with the binding kept (--keep-binding); then strata-ring-bench
+# (raw MPI_Allreduce over tcp, Gloo, grpc_ring and Gloo again as the in-run
+# null) with 2 and 4 ranks. CSVs, PNGs and logs go to OUT
 # (default bench-ring-out/).
 #
 #   scripts/bench-ring.sh [build] [out]    (BENCH_ARGS adds options to every sweep,
@@ -45,12 +46,15 @@ note "strata-gloo-anchor, 2 ranks: Gloo alone, against itself (the noise)"
 note "strata-gloo-anchor --pin, 2 ranks: Gloo alone, each rank bound to one core"
 "$build/bin/strata-gloo-anchor" -np 2 --pin "${sweep[@]}" --csv gloo_anchor_pinned_np2.csv |
   tee gloo_anchor_pinned_np2.log
+note "strata-ring-bench --keep-binding --sides gloo, 2 ranks: Gloo as the harness ran it before"
+mpirun -np 2 --oversubscribe --mca btl self,tcp "$build/bin/strata-ring-bench" --keep-binding \
+  --sides gloo "${sweep[@]}" --csv ring_gloo_bound_np2.csv | tee ring_gloo_bound_np2.log
 for n in 2 4; do
   note "strata-ring-bench, $n ranks: MPI tcp, Gloo, grpc_ring, Gloo again (the in-run null)"
   mpirun -np "$n" --oversubscribe --mca btl self,tcp "$build/bin/strata-ring-bench" \
     --sides mpi,gloo,grpc_ring,gloo "${sweep[@]}" --csv "ring_np$n.csv" | tee "ring_np$n.log"
 done
 plot ring_np2.png "all-reduce f32 sum, 2 ranks over loopback TCP" \
-  ring_np2.csv gloo_anchor_np2.csv gloo_anchor_pinned_np2.csv
+  ring_np2.csv gloo_anchor_np2.csv gloo_anchor_pinned_np2.csv ring_gloo_bound_np2.csv
 plot ring_np4.png "all-reduce f32 sum, 4 ranks over loopback TCP (2 cores)" ring_np4.csv
 note "done"
