@@ -5,13 +5,12 @@
 //
 //   mpirun -np 2 --mca btl self,tcp build/bin/strata-ring-bench [-b 1KiB] [-e 64MiB]
 //          [--rounds 5] [--algorithm grpc_ring/all_reduce/ring] [--config FILE] [--csv FILE]
+//          [--sides mpi,gloo,grpc_ring] [--keep-binding]
 //
-// Each size runs every side --rounds times, rotating which side goes first;
-// a side's time is the slowest rank's mean per call. busbw follows
-// nccl-tests (algbw * 2(n-1)/n). The ratio columns are medians of the
-// rounds' own ratios (each round times all sides back to back), the figure
-// that survives a VM whose speed drifts; the busbw columns are each side's
-// best round.
+// The sweep, its figures and its CSV are tools/ring_bench/sweep.h's, shared
+// with strata-gloo-anchor (Gloo alone, the anchor for the Gloo column). A
+// side named twice in --sides is timed twice: the run's null comparison.
+// mpirun's binding of each rank to a core is released (release_binding).
 #include <mpi.h>
 #include <sched.h>
 #include <sys/sysinfo.h>
