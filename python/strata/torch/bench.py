@@ -53,6 +53,9 @@ def parse_args(argv):
     p.add_argument("--ddp-step", type=int, default=0, metavar="N",
                    help="also time N digits DDP steps per side and round")
     p.add_argument("--timeout", type=float, default=300, help="seconds for every call")
+    p.add_argument("--keep-binding", action="store_true",
+                   help="keep the launcher's binding of this rank to a core (mpirun binds "
+                        "2 ranks to one core each, which starves Gloo's device thread)")
     args = p.parse_args(argv)
     args.side_names = [s for s in args.sides.split(",") if s]
     bad = [s for s in args.side_names if s not in SIDES] or (
@@ -105,9 +108,26 @@ def describe_strata(group_name_present):
         return f", strata algorithm unknown ({type(e).__name__}: {e})"
 
 
+def release_binding():
+    """mpirun binds each of 2 ranks to one core; every thread a rank starts
+    inherits it, and Gloo's TCP device thread then shares one core with the
+    thread that waits for it, which ran Gloo 7-40x below its own speed
+    (docs/performance/grpc_ring.md). Released before any group exists, so
+    no backend's threads start bound. Returns (cores before, cores after)."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    before = len(os.sched_getaffinity(0))
+    every = set(range(os.cpu_count() or 1))
+    if before >= len(every):
+        return None
+    os.sched_setaffinity(0, every)
+    return before, len(os.sched_getaffinity(0))
+
+
 def main(argv=None):
     args = parse_args(argv)
     set_env_from_mpirun()
+    released = None if args.keep_binding else release_binding()
     timeout = datetime.timedelta(seconds=args.timeout)
     sides, control = make_sides(args.side_names, timeout)
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -120,6 +140,9 @@ def main(argv=None):
               f"torch {torch.__version__}, {args.rounds} interleaved rounds of "
               f">= {args.min_time} s per side, median; load {load:.2f}"
               f"{describe_strata('strata' in sides)}")
+        if released:
+            print(f"# released the launcher's binding of each rank: {released[0]} -> "
+                  f"{released[1]} cores (--keep-binding keeps it)")
         names = list(sides)
         print(f"# busbw in GB/s; {names[1]}/{names[0]} = median of per-round ratios of "
               f"time({names[1]}) / time({names[0]})" if len(names) > 1 else "# busbw in GB/s")
