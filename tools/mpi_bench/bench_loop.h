@@ -28,7 +28,7 @@ int iterations_for(uint64_t bytes);
 
 // The side is `collective` through `ops` with `call`, or, under
 // null_comparison, the reference once more; `iterations` calls per round
-// and side, 0 for iterations_for(size). Collective over MPI_COMM_WORLD.
+// and side. Collective over MPI_COMM_WORLD.
 StatusOr<SizeTiming> time_both_sides(BenchCollective& collective, CollectiveOps& ops,
                                      const CallOptions& call, int rounds, int iterations,
                                      bool null_comparison);

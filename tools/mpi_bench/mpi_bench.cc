@@ -43,7 +43,7 @@
 //   mpirun -np 2 build/bin/strata-mpi-bench [--op all_reduce|broadcast|all_gather]
 //            [-b 8B] [-e 64MiB] [--out-of-place] [--csv FILE] [--config FILE] [--cpu]
 //            [--algorithm ID|auto] [--plugin FILE] [--reference allreduce|p2p] [--null]
-//            [--copy-bytes 128MiB] [--rounds 3] [--iterations N]
+//            [--copy-bytes 128MiB] [--rounds 3] [--iterations N | --max-iterations N]
 //
 // It links MPI itself (core never does), so it initialises MPI first and
 // the plugin, finding MPI initialised, leaves init and finalize to it.
@@ -76,6 +76,7 @@ struct Options {
   uint64_t copy_bytes = uint64_t{128} << 20;  // 4x this VM's 32 MiB L3, per rank
   int rounds = 3;
   int iterations = 0;  // per round and side; 0: iterations_for(size)
+  int max_iterations = 0;  // caps iterations_for(size); 0: no cap
   std::string algorithm;  // empty: mpi/<op>/native
   std::string plugin;     // empty: from the algorithm's prefix
   std::string csv;
@@ -159,9 +160,11 @@ Status run(const Options& o, int rank, int world) {
   for (uint64_t requested = o.min_bytes; requested <= o.max_bytes; requested *= 2) {
     BenchShape shape{o.op, requested, o.in_place, o.p2p_reference, rank, world, team.devices[0]};
     STRATA_ASSIGN_OR_RETURN(auto collective, make_bench_collective(shape));
+    int iterations = o.iterations > 0 ? o.iterations : iterations_for(collective->bytes());
+    if (o.max_iterations > 0) iterations = std::min(iterations, o.max_iterations);
     STRATA_ASSIGN_OR_RETURN(SizeTiming timing,
-                            time_both_sides(*collective, *team.ops, call, o.rounds,
-                                            o.iterations, o.null_comparison));
+                            time_both_sides(*collective, *team.ops, call, o.rounds, iterations,
+                                            o.null_comparison));
     // A timing is only worth printing for right answers: one more call of
     // each side on inputs whose answer is known, counted over every rank.
     long long wrong = collective->wrong_after([&] { collective->call_reference(); });
@@ -215,6 +218,7 @@ void usage(int rank) {
                "usage: mpirun -np N strata-mpi-bench [--op all_reduce|broadcast|all_gather]\n"
                "       [-b SIZE] [-e SIZE] [--rounds N] [--out-of-place] [--csv FILE]\n"
                "       [--iterations N]  (calls per round and side; default ~256 MiB worth)\n"
+               "       [--max-iterations N]  (at most N of those: quick runs on a loaded host)\n"
                "       [--algorithm ID|auto]  (default mpi/<op>/native)\n"
                "       [--plugin FILE]  (the algorithm's plugin, if not lib/strata/plugins/"
                "libstrata_<prefix>.so)\n"
@@ -243,6 +247,8 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
       o.rounds = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--iterations" && has_value) {
       o.iterations = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--max-iterations" && has_value) {
+      o.max_iterations = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--algorithm" && has_value) {
       o.algorithm = argv[++i];
     } else if (arg == "--plugin" && has_value) {
