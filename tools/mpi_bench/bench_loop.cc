@@ -86,7 +86,12 @@ StatusOr<SizeTiming> time_both_sides(BenchCollective& collective, CollectiveOps&
     t.reference.system_us += r.system_us / rounds;
     t.side.user_us += s.user_us / rounds;
     t.side.system_us += s.system_us / rounds;
+    // Every rank stops if any failed: one that went on alone would wait
+    // in the next round's barrier forever.
+    int failed = failure.ok() ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     STRATA_RETURN_IF_ERROR(failure);
+    if (failed != 0) return UnavailableError("strata-mpi-bench: another rank's call failed");
     collective.refill();  // keep values finite
   }
   std::sort(round_ratios.begin(), round_ratios.end());

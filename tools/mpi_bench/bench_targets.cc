@@ -75,7 +75,7 @@ TargetVerdict share_of_bound(const std::vector<MeasuredRow>& rows, const std::st
   }
   const double percent = 100 * r->bound_seconds / r->side_seconds;
   v.holds = percent >= wanted_percent;
-  v.detail = decimals(percent, 1) + "% of the bound, best round";
+  v.detail = decimals(percent, 1) + "% of the bound, best round, higher copy bandwidth";
   return v;
 }
 

@@ -18,7 +18,7 @@ struct MeasuredRow {
   double reference_seconds = 0;
   double side_seconds = 0;
   double median_ratio = 0;
-  double bound_seconds = 0;  // 0: no bound
+  double bound_seconds = 0;  // 0: no bound; from the higher copy bandwidth
 };
 
 struct TargetVerdict {

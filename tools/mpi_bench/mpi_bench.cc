@@ -170,8 +170,11 @@ Status run(const Options& o, int rank, int world) {
     long long wrong = collective->wrong_after([&] { collective->call_reference(); });
     Status checked;
     wrong += collective->wrong_after([&] { checked = collective->call_strata(*team.ops, call); });
+    long long counts[2] = {wrong, checked.ok() ? 0 : 1};  // agreed, so no rank waits alone
+    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     STRATA_RETURN_IF_ERROR(checked);
-    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (counts[1] != 0) return UnavailableError("strata-mpi-bench: another rank's call failed");
+    wrong = counts[0];
     SizeReport report;
     report.bytes = collective->bytes();
     report.timing = timing;
@@ -191,8 +194,11 @@ Status run(const Options& o, int rank, int world) {
     }
   }
   // The host's speed drifts: a second copy measurement says by how much
-  // over this run (the bound used the first).
+  // over this run (the rows' bound used the first).
   const CopyBandwidth copy_after = measure_copy_bandwidth(o.copy_bytes, 5);
+  // The bound's target takes the higher of the two: the tighter bound.
+  const double tighter = std::max(copy.bytes_per_second, copy_after.bytes_per_second);
+  for (auto& m : measured) m.bound_seconds *= copy.bytes_per_second / tighter;
   if (rank == 0) {
     output.comment(copy_bandwidth_line(copy_after, "at the end"));
     for (const auto& v : judge_targets(measured, names.side, names.reference)) {
