@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# scripts/bench-shm.sh end to end, briefly: 2 ranks, 8 B to 512 B, one
+# round of 5 calls, with PLUGIN=mpi (its algorithms found through `strata
+# info`, as the shm plugin's are). Checks what the lead reads: every CSV's
+# columns and rows, #wrong 0 everywhere, each log's copy bandwidth and
+# three target lines (the 8 B one judged, the others n/a at these sizes),
+# verdicts.txt, and a PNG per op. Speed is not checked.
+#
+#   bench_shm_smoke.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+source_dir=$1
+build_dir=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+RANKS=2 MIN=8B MAX=512B ROUNDS=1 BENCH_ARGS="--iterations 5 --copy-bytes 4MiB" \
+  "$source_dir/scripts/bench-shm.sh" "$build_dir" "$out" mpi > "$out/script.log" 2>&1 ||
+  { cat "$out/script.log"; echo "FAIL: bench-shm.sh exited non-zero"; exit 1; }
+
+/usr/bin/python3 - "$out" <<'EOF'
+import csv, os, re, sys
+
+out = sys.argv[1]
+failures = []
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+for op in ("all_reduce", "broadcast", "all_gather"):
+    for run in ("null", "in_place", "out_of_place"):
+        name = f"{op}_np2_{run}"
+        side = "mpi_again" if run == "null" else "strata"
+        with open(os.path.join(out, name + ".csv"), newline="") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            columns = reader.fieldnames or []
+        wanted = ["bytes", "iterations", "mpi_us", f"{side}_us", "ratio", "median_ratio", "wrong",
+                  "mpi_busbw_gbs", f"{side}_busbw_gbs", "bound_us", "bound_busbw_gbs",
+                  "mpi_pct_bound", f"{side}_pct_bound", "copy_gbs"]
+        missing = [c for c in wanted if c not in columns]
+        check(not missing, f"{name}.csv lacks {missing} (has {columns})")
+        if missing:
+            continue
+        sizes = [int(r["bytes"]) for r in rows]
+        check(sizes == [8 << k for k in range(7)], f"{name}.csv sizes {sizes}")
+        for r in rows:
+            check(r["wrong"] == "0", f"{name}.csv: {r['wrong']} wrong at {r['bytes']} B")
+            for c in ("mpi_busbw_gbs", f"{side}_busbw_gbs", "bound_busbw_gbs", "copy_gbs"):
+                check(float(r[c]) > 0, f"{name}.csv: {c} = {r[c]} at {r['bytes']} B")
+        with open(os.path.join(out, name + ".log")) as f:
+            log = f.read()
+        check(re.search(r"^# copy bandwidth at the start: [0-9.]+ GB/s", log, re.M),
+              f"{name}.log: no copy bandwidth line")
+        targets = re.findall(r"^# target (.*): (holds|FAILS|n/a) \((.*)\)$", log, re.M)
+        check(len(targets) == 3, f"{name}.log: {len(targets)} target lines, not 3:\n{log}")
+        if len(targets) == 3:
+            check(targets[0][1] == "n/a" and targets[1][1] == "n/a",
+                  f"{name}.log: 256 KiB-64 MiB targets judged without those sizes: {targets}")
+            check(targets[2][0].endswith("at 8 B") and targets[2][1] != "n/a",
+                  f"{name}.log: the 8 B target not judged: {targets[2]}")
+    with open(os.path.join(out, op + ".png"), "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", f"{op}.png is not a PNG")
+
+with open(os.path.join(out, "verdicts.txt")) as f:
+    verdicts = f.read()
+check(verdicts.count("# target ") == 27, f"verdicts.txt: {verdicts.count('# target ')} targets")
+for line in failures:
+    print("FAIL:", line)
+sys.exit(1 if failures else 0)
+EOF
+echo "bench-shm.sh smoke: CSVs, targets and plots as expected"

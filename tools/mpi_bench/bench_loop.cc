@@ -1,0 +1,102 @@
+#include "tools/mpi_bench/bench_loop.h"
+
+#include <mpi.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+namespace strata {
+namespace {
+
+double micros(const timeval& t) {
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec);
+}
+
+// A template, not std::function: at 8 B a call takes ~0.15 us, and both
+// sides' loops should cost no more than the calls they time.
+template <class Body>
+LoopCost time_loop(int iterations, Body&& body) {
+  // Warm caches, page in buffers and settle both sides before timing.
+  for (int i = 0; i < std::min(iterations, 50); ++i) body();
+  MPI_Barrier(MPI_COMM_WORLD);
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) body();
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  getrusage(RUSAGE_SELF, &after);
+  const double n = iterations;
+  double mine[2] = {(micros(after.ru_utime) - micros(before.ru_utime)) / n,
+                    (micros(after.ru_stime) - micros(before.ru_stime)) / n};
+  double total[2] = {0, 0};
+  LoopCost cost;
+  const double seconds = took.count() / n;
+  MPI_Allreduce(&seconds, &cost.seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, total, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  int world = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  cost.user_us = total[0] / world;
+  cost.system_us = total[1] / world;
+  return cost;
+}
+
+}  // namespace
+
+int iterations_for(uint64_t bytes) {
+  // ~256 MiB moved per round and side (~50 ms from 1 MiB up on the
+  // reference VM): shorter rounds let one scheduler hiccup decide a row.
+  const uint64_t n = (uint64_t{256} << 20) / std::max<uint64_t>(bytes, 16384);
+  return static_cast<int>(std::clamp<uint64_t>(n, 4, 20000));
+}
+
+StatusOr<SizeTiming> time_both_sides(BenchCollective& collective, CollectiveOps& ops,
+                                     const CallOptions& call, int rounds, int iterations,
+                                     bool null_comparison) {
+  SizeTiming t;
+  t.iterations = std::max(iterations, 1);
+  t.reference.seconds = t.side.seconds = 1e30;
+  Status failure;
+  auto reference = [&] { collective.call_reference(); };
+  auto side = [&] {
+    if (null_comparison) {
+      collective.call_reference();
+      return;
+    }
+    Status s = collective.call_strata(ops, call);
+    if (!s.ok() && failure.ok()) failure = s;
+  };
+  std::vector<double> round_ratios;
+  for (int round = 0; round < rounds; ++round) {
+    // Alternate which side goes first, so neither always inherits the
+    // other's cache state or a drifting clock speed.
+    LoopCost r, s;
+    if (round % 2 == 0) {
+      r = time_loop(t.iterations, reference);
+      s = time_loop(t.iterations, side);
+    } else {
+      s = time_loop(t.iterations, side);
+      r = time_loop(t.iterations, reference);
+    }
+    t.reference.seconds = std::min(t.reference.seconds, r.seconds);
+    t.side.seconds = std::min(t.side.seconds, s.seconds);
+    round_ratios.push_back(s.seconds / r.seconds);
+    t.reference.user_us += r.user_us / rounds;
+    t.reference.system_us += r.system_us / rounds;
+    t.side.user_us += s.user_us / rounds;
+    t.side.system_us += s.system_us / rounds;
+    // Every rank stops if any failed: one that went on alone would wait
+    // in the next round's barrier forever.
+    int failed = failure.ok() ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    STRATA_RETURN_IF_ERROR(failure);
+    if (failed != 0) return UnavailableError("strata-mpi-bench: another rank's call failed");
+    collective.refill();  // keep values finite
+  }
+  std::sort(round_ratios.begin(), round_ratios.end());
+  t.median_ratio = round_ratios[round_ratios.size() / 2];
+  return t;
+}
+
+}  // namespace strata

@@ -1,0 +1,111 @@
+#include "tools/mpi_bench/bench_targets.h"
+
+#include <cstdio>
+
+#include "core/common/units.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kKiB = 1024;
+constexpr uint64_t kMiB = 1024 * kKiB;
+
+std::string decimals(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+std::string shortest(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+const MeasuredRow* row_at(const std::vector<MeasuredRow>& rows, uint64_t bytes) {
+  for (const auto& r : rows) {
+    if (r.requested_bytes == bytes) return &r;
+  }
+  return nullptr;
+}
+
+// busbw >= 2x the reference's at every size in [low, high]: the speedup
+// is the inverse of the median ratio of times (busbw is bytes / time).
+TargetVerdict speedup_over_range(const std::vector<MeasuredRow>& rows, const std::string& side,
+                                 const std::string& reference, uint64_t low, uint64_t high,
+                                 double wanted) {
+  TargetVerdict v;
+  v.text = side + " busbw >= " + shortest(wanted) + "x " + reference + "'s from " +
+           format_size(low) + " to " + format_size(high);
+  const MeasuredRow* worst = nullptr;
+  uint64_t first = 0, last = 0;
+  for (const auto& r : rows) {
+    if (r.requested_bytes < low || r.requested_bytes > high || r.median_ratio <= 0) continue;
+    if (first == 0) first = r.requested_bytes;
+    last = r.requested_bytes;
+    if (worst == nullptr || r.median_ratio > worst->median_ratio) worst = &r;
+  }
+  if (worst == nullptr) {
+    v.detail = "no size in range measured";
+    return v;
+  }
+  const double speedup = 1 / worst->median_ratio;
+  v.holds = speedup >= wanted;
+  v.detail = "worst " + decimals(speedup, 2) + "x at " + format_size(worst->requested_bytes) +
+             ", median of rounds";
+  if (first != low || last != high) {
+    v.detail += "; only " + format_size(first) + " to " + format_size(last) + " measured";
+  }
+  return v;
+}
+
+TargetVerdict share_of_bound(const std::vector<MeasuredRow>& rows, const std::string& side,
+                             uint64_t bytes, double wanted_percent) {
+  TargetVerdict v;
+  v.text = side + " >= " + shortest(wanted_percent) + "% of the memory bound at " +
+           format_size(bytes);
+  const MeasuredRow* r = row_at(rows, bytes);
+  if (r == nullptr || r->side_seconds <= 0) {
+    v.detail = "size not measured";
+    return v;
+  }
+  if (r->bound_seconds <= 0) {
+    v.detail = "no bound for one rank";
+    return v;
+  }
+  const double percent = 100 * r->bound_seconds / r->side_seconds;
+  v.holds = percent >= wanted_percent;
+  v.detail = decimals(percent, 1) + "% of the bound, best round, higher copy bandwidth";
+  return v;
+}
+
+TargetVerdict time_within(const std::vector<MeasuredRow>& rows, const std::string& side,
+                          const std::string& reference, uint64_t bytes, double factor) {
+  TargetVerdict v;
+  v.text = side + " time <= " + shortest(factor) + "x " + reference + "'s at " +
+           format_size(bytes);
+  const MeasuredRow* r = row_at(rows, bytes);
+  if (r == nullptr || r->median_ratio <= 0) {
+    v.detail = "size not measured";
+    return v;
+  }
+  v.holds = r->median_ratio <= factor;
+  v.detail = decimals(r->median_ratio, 2) + "x, median of rounds";
+  return v;
+}
+
+}  // namespace
+
+std::vector<TargetVerdict> judge_targets(const std::vector<MeasuredRow>& rows,
+                                         const std::string& side, const std::string& reference) {
+  return {speedup_over_range(rows, side, reference, 256 * kKiB, 64 * kMiB, 2.0),
+          share_of_bound(rows, side, 64 * kMiB, 40.0),
+          time_within(rows, side, reference, 8, 2.0)};
+}
+
+std::string verdict_line(const TargetVerdict& v) {
+  const char* verdict = !v.holds ? "n/a" : (*v.holds ? "holds" : "FAILS");
+  return "# target " + v.text + ": " + verdict + " (" + v.detail + ")";
+}
+
+}  // namespace strata

@@ -1,0 +1,40 @@
+// Issue 27's targets, judged on one strata-mpi-bench run: a verdict line
+// per target, naming the size where it comes closest to failing (the
+// shape of python/strata/torch/bench's `# target ...: holds (...)`).
+#ifndef STRATA_TOOLS_MPI_BENCH_BENCH_TARGETS_H_
+#define STRATA_TOOLS_MPI_BENCH_BENCH_TARGETS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+// One measured size. Times are each side's best per call; median_ratio is
+// the median over rounds of side time / reference time.
+struct MeasuredRow {
+  uint64_t requested_bytes = 0;  // the sweep's size (what a target names)
+  double reference_seconds = 0;
+  double side_seconds = 0;
+  double median_ratio = 0;
+  double bound_seconds = 0;  // 0: no bound; from the higher copy bandwidth
+};
+
+struct TargetVerdict {
+  std::string text;
+  std::optional<bool> holds;  // nullopt: the run measured nothing it covers
+  std::string detail;
+};
+
+// side/reference: the columns' names (strata and mpi, or mpi_again under
+// --null, when every target reads the benchmark's own noise).
+std::vector<TargetVerdict> judge_targets(const std::vector<MeasuredRow>& rows,
+                                         const std::string& side, const std::string& reference);
+
+// "# target <text>: holds|FAILS|n/a (<detail>)"
+std::string verdict_line(const TargetVerdict& v);
+
+}  // namespace strata
+
+#endif  // STRATA_TOOLS_MPI_BENCH_BENCH_TARGETS_H_
