@@ -18,7 +18,11 @@ std::optional<double> time_of(const Selection& s) {
 
 std::string seconds_text(double s) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, s < 1e-3 ? "%.2f us" : "%.3f ms", s < 1e-3 ? s * 1e6 : s * 1e3);
+  if (s < 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  }
   return buf;
 }
 

@@ -4,6 +4,7 @@
 // all_reduce runs: flat or composed by host, with each level's algorithm.
 //   host_levels_worker CONFIG
 // Exits 0 when every result matched, 1 (naming the op) otherwise.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <functional>

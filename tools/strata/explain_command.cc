@@ -179,7 +179,8 @@ int run_explain(const ExplainOptions& o) {
     }
     table.print(std::cout);
     if (sel.ok()) {
-      std::cout << "\nwinner: " << sel->chosen->id << (hierarchy->compose ? " (flat)" : "")
+      std::cout << "\nwinner: " << sel->chosen->id
+                << (hierarchy->compose ? " (flat; the call runs composed by host, below)" : "")
                 << "\nwhy:    " << sel->reason << "\n";
     } else {
       std::cout << "\nwinner: none for the whole team\n";

@@ -62,7 +62,7 @@ nlohmann::json hierarchy_json(const HierarchyDecision& d) {
     const auto t = winner_time(s.selection);
     out["steps"].push_back({{"level", host_level_name(s.level)},
                             {"team", s.team},
-                            {"op", collective_name(s.op)},
+                            {"op", std::string(collective_name(s.op))},
                             {"count", s.count},
                             {"algorithm", s.selection.chosen ? nlohmann::json(s.selection.chosen->id)
                                                              : nlohmann::json()},
