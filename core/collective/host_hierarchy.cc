@@ -16,7 +16,7 @@ std::optional<double> time_of(const Selection& s) {
   return std::nullopt;
 }
 
-std::string seconds_text(double s) {
+std::string hierarchy_seconds_text(double s) {
   char buf[32];
   if (s < 1e-3) {
     std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
@@ -166,9 +166,9 @@ HierarchyDecision decide_hierarchy(const Team& team, const Selector& selector,
   }
   d.compose = *d.composed_seconds < *d.flat_seconds;
   d.reason = (d.compose ? "composed by host: " : "flat: ") + std::string("levels ") +
-             seconds_text(*d.composed_seconds) + (d.compose ? " < " : " >= ") +
+             hierarchy_seconds_text(*d.composed_seconds) + (d.compose ? " < " : " >= ") +
              winner->algorithm->id + " over all " + std::to_string(processes) + " processes " +
-             seconds_text(*d.flat_seconds);
+             hierarchy_seconds_text(*d.flat_seconds);
   return d;
 }
 
