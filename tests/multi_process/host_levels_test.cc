@@ -17,7 +17,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr uint64_t kCount = 64;
+constexpr uint64_t kHostLevelsCount = 64;
 
 struct Outcome {
   HierarchyDecision decision;
@@ -25,7 +25,7 @@ struct Outcome {
   std::vector<int32_t> result;
 };
 
-// Runs one i32 SUM all_reduce of kCount on every process (process p
+// Runs one i32 SUM all_reduce of kHostLevelsCount on every process (process p
 // contributes p + 1 everywhere) and reports process 0's view.
 Outcome all_reduce_on(const testing::ProcessWorld& world) {
   Outcome out;
@@ -33,12 +33,12 @@ Outcome all_reduce_on(const testing::ProcessWorld& world) {
   world.run([&](int p) {
     auto ops = world.team(p);
     ASSERT_TRUE(ops.ok()) << ops.status();
-    std::vector<int32_t> data(kCount, p + 1);
-    const Buffer b{data.data(), DType::kI32, kCount, (*ops)->team().devices()[0]};
+    std::vector<int32_t> data(kHostLevelsCount, p + 1);
+    const Buffer b{data.data(), DType::kI32, kHostLevelsCount, (*ops)->team().devices()[0]};
     const Buffer buffers[] = {b};
     Status s = (*ops)->all_reduce(buffers, buffers, ReduceOp::kSum);
     ASSERT_TRUE(s.ok()) << s;
-    auto decision = (*ops)->explain_hierarchy(CollectiveKind::kAllReduce, DType::kI32, kCount);
+    auto decision = (*ops)->explain_hierarchy(CollectiveKind::kAllReduce, DType::kI32, kHostLevelsCount);
     ASSERT_TRUE(decision.ok()) << decision.status();
     for (int32_t v : data) ASSERT_EQ(v, world.processes() * (world.processes() + 1) / 2);
     if (p != 0) return;
