@@ -22,6 +22,7 @@ packages=(
                               # the strata Python package and its tests (python/)
   python3-torch libtorch-dev  # strata.torch, the torch.distributed backend "strata"
   python3-matplotlib          # the plots of python3 -m strata.torch.bench
+  iproute2                    # ip netns: the network-namespace hosts of tests/netns
   clang-16 libclang-rt-16-dev # libFuzzer for the parsers' fuzz targets (scripts/fuzz.sh);
                               # 16, not Debian's default 14: std::source_location
 )

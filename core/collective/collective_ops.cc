@@ -7,7 +7,9 @@
 #include "core/collective/algorithm_call.h"
 #include "core/collective/call_agreement.h"
 #include "core/collective/call_checks.h"
+#include "core/collective/peer_exchange.h"
 #include "core/collective/progress.h"
+#include "core/common/logging.h"
 #include "core/runtime/runtime.h"
 
 namespace strata {
@@ -156,8 +158,15 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
       describe(kind, shape->dtype, shape->count, op, root, shape->in_place);
   const SelectionQuery query = query_of(desc, options.algorithm);
   const bool repeat = last_call_.algo != nullptr && last_call_.key == query;
-  if (!repeat && composed_shapes_.count(query) != 0 && should_compose(options)) {
+  if (!repeat && should_compose(options) &&
+      (composed_shapes_.count(query) != 0 || local_then_hosts(options))) {
     return run_composed(kind, inputs, outputs, op, root, desc, options);
+  }
+  if (!repeat && options.algorithm.empty() && host_composition_fits(*team_)) {
+    auto by_host = composes_by_host(
+        desc, query, call_deadline_after(options.timeout.value_or(config_.timeout)));
+    if (!by_host.ok()) return by_host.status().with_context(no_algo_context());
+    if (*by_host) return run_host_composed(kind, inputs, outputs, op, root, desc, options);
   }
   const uint64_t sequence = team_->next_sequence();
   const auto timeout = options.timeout.value_or(config_.timeout);
@@ -171,6 +180,16 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
       if (why.code() == Code::kNotSupported && should_compose(options)) {
         composed_shapes_.insert(std::make_from_tuple<SelectionKey>(query));
         return run_composed(kind, inputs, outputs, op, root, desc, options);
+      }
+      // Every algorithm that could serve the whole team declined it, at
+      // team_create on some rank (agreed, so every rank is here): the
+      // levels may still serve it.
+      if (auto it = hierarchy_.find(query);
+          why.code() == Code::kNotSupported && it != hierarchy_.end() &&
+          it->second.hierarchy == "auto" && it->second.qualifies) {
+        it->second.compose = true;
+        it->second.reason = "no algorithm serves the whole team (" + why.message() + ")";
+        return run_host_composed(kind, inputs, outputs, op, root, desc, options);
       }
       return why.with_context(team_->context(nullptr, collective_name(kind), sequence));
     }
@@ -219,6 +238,91 @@ Status CollectiveOps::run_locked(CollectiveKind kind, std::span<const Buffer> in
     return result.with_context(context());
   }
   return Status::Ok();
+}
+
+bool CollectiveOps::local_then_hosts(const CallOptions& options) const {
+  return config_.hierarchy == "host" && should_compose(options) && team_->host_count() > 1 &&
+         team_->largest_host() > 1;
+}
+
+StatusOr<bool> CollectiveOps::composes_by_host(const strata_call_desc_t& desc,
+                                               const SelectionQuery& query, Deadline deadline) {
+  if (auto it = hierarchy_.find(query); it != hierarchy_.end()) return it->second.compose;
+  STRATA_ASSIGN_OR_RETURN(Selection flat,
+                          selector_.walk(desc, {}, &team_->declined_algorithms()));
+  HierarchyDecision decision = decide_hierarchy(*team_, selector_, config_, desc, flat);
+  if (config_.hierarchy == "auto") {
+    const uint64_t sequence = team_->next_sequence();
+    auto values = exchange_with_peers(*team_, "hierarchy/" + std::to_string(sequence),
+                                      decision.compose ? "host" : "flat", deadline,
+                                      "while agreeing on host composition");
+    Status agreed = values.status();
+    if (agreed.ok() && !values->missing.empty()) {
+      std::string names;
+      for (const auto& n : values->missing) names += (names.empty() ? "" : ", ") + n;
+      agreed = TimedOutError(names + " did not say whether " + describe_call_shape(desc) +
+                             " composes by host before the call's deadline");
+    }
+    if (!agreed.ok()) {
+      team_->mark_broken(agreed);
+      return agreed;
+    }
+    for (size_t r = 0; r < values->by_rank.size() && !decision.compose; ++r) {
+      if (*values->by_rank[r] != "host") continue;
+      decision.compose = true;
+      decision.reason = team_->describe_process(static_cast<int>(r)) +
+                        " composes it by host (its algorithms differ in what they accept)";
+    }
+  }
+  std::string levels;
+  for (const HostStep& s : decision.steps) {
+    levels += std::string(levels.empty() ? "" : ", ") + host_level_name(s.level) + " " +
+              std::string(collective_name(s.op)) + " by " +
+              (s.selection.chosen ? s.selection.chosen->id : std::string("nothing"));
+  }
+  STRATA_LOG_INFO("team {} ({} processes on {} hosts): {} runs {}: {}{}", team_->desc().team_id,
+                  team_->desc().process_count, team_->host_count(), describe_call_shape(desc),
+                  decision.compose ? "composed by host" : "flat", decision.reason,
+                  decision.compose ? " [" + levels + "]" : std::string());
+  const bool compose = decision.compose;
+  hierarchy_.emplace(std::make_from_tuple<SelectionKey>(query), std::move(decision));
+  return compose;
+}
+
+Status CollectiveOps::run_host_composed(CollectiveKind kind, std::span<const Buffer> inputs,
+                                        std::span<const Buffer> outputs, ReduceOp op, int root,
+                                        const strata_call_desc_t& desc,
+                                        const CallOptions& options) {
+  const std::string context = team_->context(
+      nullptr, std::string(collective_name(kind)) + " (composed by host: intra-host, "
+                                                    "inter-host, intra-host)", 0);
+  const Deadline deadline = deadline_after(options.timeout.value_or(config_.timeout));
+  if (!host_composed_) {
+    auto made = HostComposedCollective::create(*team_, config_);
+    if (!made.ok()) {
+      team_->mark_broken(made.status());
+      return made.status().with_context(context);
+    }
+    host_composed_ = std::move(*made);
+  }
+  Status result =
+      host_composed_->run(kind, inputs[0], outputs[0], op, root, desc.count, deadline);
+  if (!result.ok()) {
+    team_->mark_broken(result);
+    return result.with_context(context);
+  }
+  return Status::Ok();
+}
+
+StatusOr<HierarchyDecision> CollectiveOps::explain_hierarchy(CollectiveKind op, DType dtype,
+                                                             uint64_t count, ReduceOp redop,
+                                                             bool in_place, int root) {
+  std::lock_guard lock(mu_);
+  const strata_call_desc_t desc = describe(op, dtype, count, redop, root, in_place);
+  if (auto it = hierarchy_.find(query_of(desc, {})); it != hierarchy_.end()) return it->second;
+  STRATA_ASSIGN_OR_RETURN(Selection flat,
+                          selector_.walk(desc, {}, &team_->declined_algorithms()));
+  return decide_hierarchy(*team_, selector_, config_, desc, flat);
 }
 
 bool CollectiveOps::should_compose(const CallOptions& options) const {

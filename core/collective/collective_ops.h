@@ -22,6 +22,8 @@
 
 #include "core/collective/buffer.h"
 #include "core/collective/composed_collective.h"
+#include "core/collective/host_composed_collective.h"
+#include "core/collective/host_hierarchy.h"
 #include "core/collective/packing.h"
 #include "core/collective/selector.h"
 #include "core/collective/team.h"
@@ -84,7 +86,17 @@ class CollectiveOps {
                               ReduceOp redop = ReduceOp::kSum, bool in_place = false,
                               int root = 0);
 
+  // Whether a call of this shape runs flat or composed by host
+  // (host_hierarchy.h), each level's steps and winners, and why. For a
+  // shape already called: what its first call decided (on every rank).
+  StatusOr<HierarchyDecision> explain_hierarchy(CollectiveKind op, DType dtype, uint64_t count,
+                                                ReduceOp redop = ReduceOp::kSum,
+                                                bool in_place = false, int root = 0);
+
   Team& team() { return *team_; }
+  // The compositions this team's calls have used so far (null: none yet).
+  const ComposedCollective* local_composition() const { return composed_.get(); }
+  const HostComposedCollective* host_composition() const { return host_composed_.get(); }
   const CollectivesConfig& config() const { return config_; }
   int replica_count() const { return team_->replica_count(); }
 
@@ -114,6 +126,18 @@ class CollectiveOps {
   Status run_composed(CollectiveKind kind, std::span<const Buffer> inputs,
                       std::span<const Buffer> outputs, ReduceOp op, int root,
                       const strata_call_desc_t& desc, const CallOptions& options);
+  // collectives.hierarchy: host on a team of several devices per process
+  // whose processes share hosts: composed locally at once, and the
+  // cross-process step composes by host.
+  bool local_then_hosts(const CallOptions& options) const;
+  // The first call of a shape on a team that qualifies: decides, agreed by
+  // every rank under AUTO (supports() may differ between ranks: the shape
+  // is composed when any rank would compose it), and keeps the decision.
+  StatusOr<bool> composes_by_host(const strata_call_desc_t& desc, const SelectionQuery& query,
+                                  Deadline deadline);
+  Status run_host_composed(CollectiveKind kind, std::span<const Buffer> inputs,
+                           std::span<const Buffer> outputs, ReduceOp op, int root,
+                           const strata_call_desc_t& desc, const CallOptions& options);
 
   std::mutex mu_;
   std::unique_ptr<Team> team_;
@@ -122,6 +146,9 @@ class CollectiveOps {
   PackScratch scratch_;
   std::unique_ptr<ComposedCollective> composed_;  // built on the first composed call
   std::set<SelectionKey, std::less<>> composed_shapes_;
+  std::unique_ptr<HostComposedCollective> host_composed_;  // built on its first call
+  // Every shape decided flat or composed by host, and why (for explain).
+  std::map<SelectionKey, HierarchyDecision, std::less<>> hierarchy_;
   // How each shape's first call chose its algorithm, for explain().
   std::map<SelectionKey, Selection, std::less<>> selections_;
   // The previous call's shape, algorithm and team state. A training loop

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/collective/collective_ops.h"
+#include "core/collective/device_steps.h"
 #include "core/plugin/abi_status.h"
 #include "core/runtime/runtime.h"
 
@@ -11,22 +12,6 @@ namespace {
 
 // Sub-team ids derive from the parent's, so they agree on every rank.
 constexpr uint64_t kCrossTeamTag = uint64_t{1} << 62;
-
-Buffer slice(const Buffer& b, uint64_t offset, uint64_t count) {
-  Buffer s = b;
-  s.data = static_cast<char*>(b.data) + offset * dtype_size(b.dtype);
-  s.count = count;
-  return s;
-}
-
-CallOptions until(Deadline deadline) {
-  CallOptions o;
-  o.timeout = std::max<std::chrono::nanoseconds>(deadline - Clock::now(),
-                                                 std::chrono::nanoseconds(1));
-  return o;
-}
-
-ReduceOp inner_op(ReduceOp op) { return op == ReduceOp::kMean ? ReduceOp::kSum : op; }
 
 }  // namespace
 
@@ -74,14 +59,14 @@ Status ComposedCollective::run(CollectiveKind kind, std::span<const Buffer> inpu
 
 Status ComposedCollective::all_reduce(std::span<const Buffer> in, std::span<const Buffer> out,
                                       ReduceOp op, Deadline deadline) {
-  STRATA_RETURN_IF_ERROR(local_->reduce(in, out, inner_op(op), 0, until(deadline)));
+  STRATA_RETURN_IF_ERROR(local_->reduce(in, out, summing_op(op), 0, options_until(deadline)));
   const Buffer head[] = {out[0]};
-  STRATA_RETURN_IF_ERROR(cross_->all_reduce(head, head, inner_op(op), until(deadline)));
+  STRATA_RETURN_IF_ERROR(cross_->all_reduce(head, head, summing_op(op), options_until(deadline)));
   if (op == ReduceOp::kMean) {
-    STRATA_RETURN_IF_ERROR(divide(out[0], static_cast<uint32_t>(parent_.replica_count()),
-                                  deadline));
+    STRATA_RETURN_IF_ERROR(divide_on_device(
+        parent_.runtime(), out[0], static_cast<uint32_t>(parent_.replica_count()), deadline));
   }
-  return local_->broadcast(out, out, 0, until(deadline));
+  return local_->broadcast(out, out, 0, options_until(deadline));
 }
 
 Status ComposedCollective::broadcast(std::span<const Buffer> in, std::span<const Buffer> out,
@@ -89,11 +74,11 @@ Status ComposedCollective::broadcast(std::span<const Buffer> in, std::span<const
   const int local_count = parent_.local_count();
   const int root_process = root / local_count;
   const bool here = root_process == parent_.desc().process_rank;
-  if (here) STRATA_RETURN_IF_ERROR(local_->broadcast(in, out, root % local_count, until(deadline)));
+  if (here) STRATA_RETURN_IF_ERROR(local_->broadcast(in, out, root % local_count, options_until(deadline)));
   const Buffer head[] = {out[0]};
-  STRATA_RETURN_IF_ERROR(cross_->broadcast(head, head, root_process, until(deadline)));
+  STRATA_RETURN_IF_ERROR(cross_->broadcast(head, head, root_process, options_until(deadline)));
   if (here) return Status::Ok();
-  return local_->broadcast(out, out, 0, until(deadline));
+  return local_->broadcast(out, out, 0, options_until(deadline));
 }
 
 Status ComposedCollective::all_gather(std::span<const Buffer> in, std::span<const Buffer> out,
@@ -101,12 +86,12 @@ Status ComposedCollective::all_gather(std::span<const Buffer> in, std::span<cons
   const uint64_t block = count * static_cast<uint64_t>(parent_.local_count());
   const uint64_t offset = block * static_cast<uint64_t>(parent_.desc().process_rank);
   std::vector<Buffer> mine;
-  for (const Buffer& b : out) mine.push_back(slice(b, offset, block));
-  STRATA_RETURN_IF_ERROR(local_->all_gather(in, mine, until(deadline)));
+  for (const Buffer& b : out) mine.push_back(slice_of(b, offset, block));
+  STRATA_RETURN_IF_ERROR(local_->all_gather(in, mine, options_until(deadline)));
   const Buffer cross_in[] = {mine[0]};
   const Buffer cross_out[] = {out[0]};
-  STRATA_RETURN_IF_ERROR(cross_->all_gather(cross_in, cross_out, until(deadline)));
-  return local_->broadcast(out, out, 0, until(deadline));
+  STRATA_RETURN_IF_ERROR(cross_->all_gather(cross_in, cross_out, options_until(deadline)));
+  return local_->broadcast(out, out, 0, options_until(deadline));
 }
 
 Status ComposedCollective::reduce_scatter(std::span<const Buffer> in,
@@ -117,22 +102,23 @@ Status ComposedCollective::reduce_scatter(std::span<const Buffer> in,
   // Device 0 holds the process's partial sums and, after them, its block.
   STRATA_ASSIGN_OR_RETURN(std::vector<Buffer> partial, scratch(in, total + count * local_count));
   std::vector<Buffer> sums;
-  for (const Buffer& b : partial) sums.push_back(slice(b, 0, total));
-  STRATA_RETURN_IF_ERROR(local_->reduce(in, sums, inner_op(op), 0, until(deadline)));
-  const Buffer block = slice(partial[0], total, count * local_count);
+  for (const Buffer& b : partial) sums.push_back(slice_of(b, 0, total));
+  STRATA_RETURN_IF_ERROR(local_->reduce(in, sums, summing_op(op), 0, options_until(deadline)));
+  const Buffer block = slice_of(partial[0], total, count * local_count);
   const Buffer cross_in[] = {sums[0]};
   const Buffer cross_out[] = {block};
-  STRATA_RETURN_IF_ERROR(cross_->reduce_scatter(cross_in, cross_out, inner_op(op),
-                                                until(deadline)));
+  STRATA_RETURN_IF_ERROR(cross_->reduce_scatter(cross_in, cross_out, summing_op(op),
+                                                options_until(deadline)));
   if (op == ReduceOp::kMean) {
-    STRATA_RETURN_IF_ERROR(divide(block, static_cast<uint32_t>(parent_.replica_count()),
-                                  deadline));
+    STRATA_RETURN_IF_ERROR(divide_on_device(
+        parent_.runtime(), block, static_cast<uint32_t>(parent_.replica_count()), deadline));
   }
   std::vector<Buffer> blocks{block};
-  for (size_t i = 1; i < partial.size(); ++i) blocks.push_back(slice(partial[i], 0, block.count));
-  STRATA_RETURN_IF_ERROR(local_->broadcast(blocks, blocks, 0, until(deadline)));
+  for (size_t i = 1; i < partial.size(); ++i) blocks.push_back(slice_of(partial[i], 0, block.count));
+  STRATA_RETURN_IF_ERROR(local_->broadcast(blocks, blocks, 0, options_until(deadline)));
   for (size_t i = 0; i < out.size(); ++i) {
-    STRATA_RETURN_IF_ERROR(copy(out[i], slice(blocks[i], i * count, count), deadline));
+    STRATA_RETURN_IF_ERROR(
+        copy_on_device(parent_.runtime(), out[i], slice_of(blocks[i], i * count, count), deadline));
   }
   return Status::Ok();
 }
@@ -141,24 +127,25 @@ Status ComposedCollective::reduce(std::span<const Buffer> in, std::span<const Bu
                                   ReduceOp op, int root, Deadline deadline) {
   const uint64_t count = in[0].count;
   STRATA_ASSIGN_OR_RETURN(std::vector<Buffer> partial, scratch(in, count));
-  STRATA_RETURN_IF_ERROR(local_->reduce(in, partial, inner_op(op), 0, until(deadline)));
+  STRATA_RETURN_IF_ERROR(local_->reduce(in, partial, summing_op(op), 0, options_until(deadline)));
   const int local_count = parent_.local_count();
   const int root_process = root / local_count;
   const Buffer head[] = {partial[0]};
-  STRATA_RETURN_IF_ERROR(cross_->reduce(head, head, inner_op(op), root_process,
-                                        until(deadline)));
+  STRATA_RETURN_IF_ERROR(cross_->reduce(head, head, summing_op(op), root_process,
+                                        options_until(deadline)));
   if (root_process != parent_.desc().process_rank) return Status::Ok();
   if (op == ReduceOp::kMean) {
-    STRATA_RETURN_IF_ERROR(divide(partial[0], static_cast<uint32_t>(parent_.replica_count()),
-                                  deadline));
+    STRATA_RETURN_IF_ERROR(divide_on_device(
+        parent_.runtime(), partial[0], static_cast<uint32_t>(parent_.replica_count()), deadline));
   }
-  return copy(out[static_cast<size_t>(root % local_count)], partial[0], deadline);
+  return copy_on_device(parent_.runtime(), out[static_cast<size_t>(root % local_count)],
+                        partial[0], deadline);
 }
 
 Status ComposedCollective::barrier(Deadline deadline) {
-  STRATA_RETURN_IF_ERROR(local_->barrier(until(deadline)));
-  STRATA_RETURN_IF_ERROR(cross_->barrier(until(deadline)));
-  return local_->barrier(until(deadline));
+  STRATA_RETURN_IF_ERROR(local_->barrier(options_until(deadline)));
+  STRATA_RETURN_IF_ERROR(cross_->barrier(options_until(deadline)));
+  return local_->barrier(options_until(deadline));
 }
 
 StatusOr<std::vector<Buffer>> ComposedCollective::scratch(std::span<const Buffer> like,
@@ -174,38 +161,6 @@ StatusOr<std::vector<Buffer>> ComposedCollective::scratch(std::span<const Buffer
     out.push_back(s);
   }
   return out;
-}
-
-Status ComposedCollective::divide(const Buffer& b, uint32_t divisor, Deadline deadline) {
-  if (b.count == 0) return Status::Ok();
-  const strata_device_type_t& type =
-      parent_.runtime().registry().device_type(b.device.type)->table;
-  void* dsts[] = {b.data};
-  const void* srcs[] = {b.data};
-  AbiMessage m;
-  STRATA_RETURN_IF_ERROR(from_abi(type.reduce_async(type.user_data, b.device.index,
-                                                    to_abi(b.dtype), STRATA_MEAN, dsts, 1, srcs,
-                                                    1, b.count, divisor, m.view()),
-                                  m, "dividing a composed mean"));
-  AbiMessage w;
-  return from_abi(type.synchronize(type.user_data, b.device.index,
-                                   (deadline - Clock::now()).count(), w.view()),
-                  w, "dividing a composed mean");
-}
-
-Status ComposedCollective::copy(const Buffer& dst, const Buffer& src, Deadline deadline) {
-  if (dst.bytes() == 0 || dst.data == src.data) return Status::Ok();
-  const strata_device_type_t& type =
-      parent_.runtime().registry().device_type(dst.device.type)->table;
-  AbiMessage m;
-  STRATA_RETURN_IF_ERROR(from_abi(type.copy_async(type.user_data, dst.device.index, dst.data,
-                                                  dst.device.index, src.data, src.device.index,
-                                                  dst.bytes(), m.view()),
-                                  m, "composed copy"));
-  AbiMessage w;
-  return from_abi(type.synchronize(type.user_data, dst.device.index,
-                                   (deadline - Clock::now()).count(), w.view()),
-                  w, "composed copy");
 }
 
 }  // namespace strata

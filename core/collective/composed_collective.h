@@ -39,6 +39,10 @@ class ComposedCollective {
              std::span<const Buffer> outputs, ReduceOp op, int root, uint64_t count,
              Deadline deadline);
 
+  // The cross-process step's team: one device per process. It composes by
+  // host itself where its hosts call for it (host_hierarchy.h).
+  CollectiveOps& cross_process() const { return *cross_; }
+
  private:
   ComposedCollective(const Team& parent, std::unique_ptr<CollectiveOps> local,
                      std::unique_ptr<CollectiveOps> cross);
@@ -57,8 +61,6 @@ class ComposedCollective {
 
   // Per-device scratch of `count` elements like `like`, one per local device.
   StatusOr<std::vector<Buffer>> scratch(std::span<const Buffer> like, uint64_t count);
-  Status divide(const Buffer& b, uint32_t divisor, Deadline deadline);
-  Status copy(const Buffer& dst, const Buffer& src, Deadline deadline);
 
   const Team& parent_;
   std::unique_ptr<CollectiveOps> local_;

@@ -1,5 +1,6 @@
 #include "core/collective/team.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "core/collective/algorithm_call.h"
@@ -76,6 +77,7 @@ Team::Team(std::shared_ptr<Runtime> runtime, TeamSpec spec)
   desc_.replica_offset = spec_.process_rank * static_cast<int32_t>(devices_.size());
   desc_.replica_count = spec_.process_count * static_cast<int32_t>(devices_.size());
   desc_.store = store_.get();
+  desc_.host_count = 1;  // a multi-process team learns its hosts at formation
 }
 
 Team::~Team() {
@@ -90,6 +92,21 @@ Status Team::check_health() const {
 std::string Team::describe_process(int process_rank) const {
   if (spec_.describe_process) return spec_.describe_process(process_rank);
   return "rank " + std::to_string(process_rank);
+}
+
+std::vector<int> Team::host_members(int host) const {
+  std::vector<int> members;
+  for (size_t r = 0; r < host_of_rank_.size(); ++r) {
+    if (host_of_rank_[r] == host) members.push_back(static_cast<int>(r));
+  }
+  return members;
+}
+
+int Team::largest_host() const {
+  std::vector<int> sizes(static_cast<size_t>(host_count()), 0);
+  int largest = 0;
+  for (int h : host_of_rank_) largest = std::max(largest, ++sizes[static_cast<size_t>(h)]);
+  return largest;
 }
 
 const AlgorithmEntry* Team::cached_selection(const SelectionQuery& query) const {

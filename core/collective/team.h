@@ -41,6 +41,9 @@ struct TeamSpec {
   std::function<Status()> health_check = nullptr;
   // Names a process rank in messages ("worker 1"); default "rank 1".
   std::function<std::string(int)> describe_process = nullptr;
+  // Which host this process is on (host_key.h); empty: local_host_key().
+  // Threads that stand in for the processes of several hosts set it.
+  std::string host_key = {};
 };
 
 // What selection depends on: equal keys always pick the same algorithm.
@@ -85,6 +88,17 @@ class Team {
 
   uint64_t next_sequence() { return sequence_++; }
 
+  // Hosts, as agreed when the team formed: numbered by their lowest process
+  // rank, so rank 0 is on host 0. A team of one process is on one host.
+  int host_count() const { return desc_.host_count; }
+  int host_of(int process_rank) const {
+    return host_of_rank_[static_cast<size_t>(process_rank)];
+  }
+  // The process ranks on `host`, lowest first (the first is its leader).
+  std::vector<int> host_members(int host) const;
+  // The most processes any one host has.
+  int largest_host() const;
+
   bool multi_process() const { return desc_.process_count > 1; }
   // The team's own key space of the job store; null for one process.
   Store* store() const { return store_.get(); }
@@ -118,6 +132,7 @@ class Team {
   Store* job_store_ = nullptr;
   std::unique_ptr<PrefixStore> store_;
   strata_team_desc_t desc_{};
+  std::vector<int> host_of_rank_{0};  // host index of every process rank
   std::map<const AlgorithmEntry*, void*> states_;
   std::map<const AlgorithmEntry*, std::string> declined_;
   std::map<SelectionKey, const AlgorithmEntry*, std::less<>> selections_;

@@ -3,11 +3,14 @@
 // config — and checks everyone else's. Selection runs independently on each
 // rank, so two ranks with different plugins or rules would pick different
 // algorithms and deadlock inside them; refusing here turns that into an error
-// that says which rank differs and how.
+// that says which rank differs and how. Each also publishes its host key
+// (host_key.h), not compared but counted: the team learns which processes
+// share a host, for strata_team_desc_t.host_count and host composition.
 #include <algorithm>
 #include <set>
 #include <sstream>
 
+#include "core/collective/host_key.h"
 #include "core/collective/team.h"
 #include "core/common/units.h"
 #include "core/runtime/runtime.h"
@@ -36,9 +39,11 @@ struct Fingerprint {
   std::string plugins;        // "hierarchical_copy,mpi"
   std::string algorithms;     // hash of every algorithm id
   std::string collectives;    // hash of collectives config
+  std::string host;           // host_key.h; not compared
 
   std::string encode() const {
-    return local_devices + "\n" + plugins + "\n" + algorithms + "\n" + collectives;
+    return local_devices + "\n" + plugins + "\n" + algorithms + "\n" + collectives + "\n" +
+           host;
   }
   static Fingerprint decode(const std::string& text) {
     Fingerprint f;
@@ -47,13 +52,14 @@ struct Fingerprint {
     std::getline(in, f.plugins);
     std::getline(in, f.algorithms);
     std::getline(in, f.collectives);
+    std::getline(in, f.host);
     return f;
   }
 };
 
 std::string describe_collectives(const CollectivesConfig& c) {
   std::string out = c.implementation + "|" + std::to_string(c.bytes_per_pack) + "|" +
-                    std::to_string(c.timeout.count());
+                    std::to_string(c.timeout.count()) + "|" + c.hierarchy;
   for (const CollectiveRule& r : c.rules) {
     out += "|" + std::to_string(r.op ? static_cast<int>(*r.op) : -1) + "," +
            std::to_string(r.min_bytes) + "," + std::to_string(r.max_bytes) + "," +
@@ -84,7 +90,14 @@ Fingerprint local_fingerprint(const Runtime& runtime, const std::vector<strata_d
 Status Team::agree_with_peers(Deadline deadline) {
   const int rank = desc_.process_rank;
   const int world = desc_.process_count;
-  const Fingerprint mine = local_fingerprint(*runtime_, devices_);
+  Fingerprint mine = local_fingerprint(*runtime_, devices_);
+  if (!spec_.host_key.empty()) {
+    mine.host = spec_.host_key;
+  } else {
+    STRATA_ASSIGN_OR_RETURN(mine.host, local_host_key());
+  }
+  std::vector<std::string> host_keys(static_cast<size_t>(world));
+  host_keys[static_cast<size_t>(rank)] = mine.host;
   STRATA_RETURN_IF_ERROR(store_->set("member/" + std::to_string(rank), mine.encode()));
 
   std::vector<int> missing;
@@ -98,6 +111,7 @@ Status Team::agree_with_peers(Deadline deadline) {
       continue;
     }
     const Fingerprint f = Fingerprint::decode(*theirs);
+    host_keys[static_cast<size_t>(r)] = f.host;
     const std::string who = describe_process(r);
     if (f.local_devices != mine.local_devices) {
       differences.push_back(who + " drives " + f.local_devices + " devices, this process (" +
@@ -130,6 +144,10 @@ Status Team::agree_with_peers(Deadline deadline) {
     return FailedPreconditionError("team " + std::to_string(desc_.team_id) +
                                    " refused: " + text);
   }
+  host_of_rank_ = number_hosts(host_keys);
+  int hosts = 0;
+  for (int h : host_of_rank_) hosts = std::max(hosts, h + 1);
+  desc_.host_count = hosts;
   return Status::Ok();
 }
 

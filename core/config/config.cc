@@ -273,13 +273,21 @@ Status load_tuning(const YamlReader& r, const fs::path& base_dir, CollectivesCon
 Status parse_collectives(const YamlReader& r, const fs::path& base_dir,
                          CollectivesConfig* out) {
   STRATA_RETURN_IF_ERROR(
-      r.require_map({"implementation", "timeout", "bytes_per_pack", "rules", "tuning"}));
+      r.require_map({"implementation", "timeout", "bytes_per_pack", "rules", "tuning",
+                     "hierarchy"}));
   if (auto impl = r.find("implementation")) {
     STRATA_ASSIGN_OR_RETURN(out->implementation, impl->as_string());
     if (out->implementation.empty()) {
       return impl->expected("auto, a plugin, an algorithm name or an algorithm id");
     }
     out->implementation_mark = impl->mark();
+  }
+  if (auto hierarchy = r.find("hierarchy")) {
+    STRATA_ASSIGN_OR_RETURN(out->hierarchy, hierarchy->as_string());
+    if (out->hierarchy != "auto" && out->hierarchy != "host" && out->hierarchy != "flat") {
+      return hierarchy->error("unknown hierarchy '" + out->hierarchy +
+                              "'; expected auto, host or flat");
+    }
   }
   STRATA_RETURN_IF_ERROR(r.get_duration("timeout", &out->timeout));
   if (out->timeout <= std::chrono::nanoseconds::zero()) {

@@ -51,6 +51,11 @@ struct CollectivesConfig {
   uint64_t bytes_per_pack = uint64_t{32} << 20;
   std::vector<CollectiveRule> rules;
   SourceMark implementation_mark;
+  // Host composition of teams that span hosts (host_hierarchy.h): "auto"
+  // (when the estimates say it is faster, or nothing serves the team flat),
+  // "host" (always, where the team has a host with several processes) or
+  // "flat" (never).
+  std::string hierarchy = "auto";
   // collectives.tuning: measured times AUTO ranks by (tuning_table.h);
   // shared, read-only, loaded once with the config.
   std::shared_ptr<const TuningTable> tuning;

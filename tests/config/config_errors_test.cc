@@ -71,7 +71,7 @@ TEST(ParseErrors, TopLevelShape) {
             "plugins, cluster, strategy, collectives, devices");
   EXPECT_EQ(error_of("strata: 1\ncollectives: 5\n"),
             "test.yaml:2:14: collectives: expected a map with keys implementation, timeout, "
-            "bytes_per_pack, rules, tuning, got '5'");
+            "bytes_per_pack, rules, tuning, hierarchy, got '5'");
   EXPECT_EQ(error_of("strata: 1\n[a, b]: 1\n"),
             "test.yaml:2:1: keys at the top level must be plain names, not a list or map");
 }
@@ -85,7 +85,7 @@ TEST(ParseErrors, DuplicateKey) {
 TEST(ParseErrors, UnknownKeyInSection) {
   EXPECT_EQ(error_of("strata: 1\ncollectives:\n  timout: 300s\n"),
             "test.yaml:3:3: unknown key 'timout' in collectives; expected one of: "
-            "implementation, timeout, bytes_per_pack, rules, tuning");
+            "implementation, timeout, bytes_per_pack, rules, tuning, hierarchy");
   EXPECT_EQ(error_of("strata: 1\ndevices: {cuda: {count: 1}}\n"),
             "test.yaml:2:11: unknown key 'cuda' in devices; expected one of: cpu");
   EXPECT_EQ(error_of("strata: 1\ncollectives:\n  rules:\n    - {use: a/reduce/b, max: 1}\n"),
@@ -171,6 +171,19 @@ TEST(ParseErrors, Implementation) {
   EXPECT_EQ(error_of("strata: 1\ncollectives: {implementation: ''}\n"),
             "test.yaml:2:31: collectives.implementation: expected auto, a plugin, an algorithm "
             "name or an algorithm id, got ''");
+}
+
+TEST(ParseErrors, Hierarchy) {
+  EXPECT_EQ(error_of("strata: 1\ncollectives: {hierarchy: rack}\n"),
+            "test.yaml:2:26: collectives.hierarchy: unknown hierarchy 'rack'; expected auto, "
+            "host or flat");
+  for (const char* good : {"auto", "host", "flat"}) {
+    auto config = parse_config(std::string("strata: 1\ncollectives: {hierarchy: ") + good + "}\n",
+                               "test.yaml");
+    ASSERT_TRUE(config.ok()) << config.status();
+    EXPECT_EQ(config->collectives.hierarchy, good);
+  }
+  EXPECT_EQ(parse_config("strata: 1\n", "test.yaml")->collectives.hierarchy, "auto");
 }
 
 TEST(ParseErrors, Strategy) {

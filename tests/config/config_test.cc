@@ -201,7 +201,7 @@ TEST_F(ConfigFileTest, ErrorsNameTheFile) {
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().message(),
             p.string() + ":2:15: unknown key 'timout' in collectives; expected one of: "
-                         "implementation, timeout, bytes_per_pack, rules, tuning");
+                         "implementation, timeout, bytes_per_pack, rules, tuning, hierarchy");
 }
 
 TEST_F(ConfigFileTest, MissingFileIsNotFound) {

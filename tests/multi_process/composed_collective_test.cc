@@ -4,9 +4,13 @@
 // part, must give exactly what one flat collective gives — for every op,
 // root and operator, in place and out of place. Integers make the check
 // exact, and MEAN on negative integers shows the single final division.
+// Shapes with hosts add the host levels (host_composed_collective.cc,
+// collectives.hierarchy: host): hosts of equal and unequal sizes, ranks in
+// blocks and interleaved, with one device per process and with several.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -43,13 +47,17 @@ int32_t reduced(ReduceOp op, int replicas, uint64_t i) {
 struct TeamShape {
   int processes;
   int local;
+  std::vector<int> hosts;  // host of each process; empty: all on one
 };
 
 class ComposedCollectiveTest : public ::testing::TestWithParam<TeamShape> {
  protected:
   void SetUp() override {
-    world_ = testing::ProcessWorld::create(GetParam().processes, GetParam().local);
+    Config config;
+    if (!GetParam().hosts.empty()) config.collectives.hierarchy = "host";
+    world_ = testing::ProcessWorld::create(GetParam().processes, GetParam().local, config);
     ASSERT_NE(world_, nullptr);
+    world_->set_hosts(GetParam().hosts);
   }
   int replicas() const { return world_->processes() * world_->local(); }
 
@@ -78,6 +86,22 @@ class ComposedCollectiveTest : public ::testing::TestWithParam<TeamShape> {
       }
       Status s = call(**ops, ib, ob);
       ASSERT_TRUE(s.ok()) << s;
+      if (!GetParam().hosts.empty()) {
+        // The host levels ran: the team knows its hosts and made them.
+        CollectiveOps* by_process = local > 1 ? &(*ops)->local_composition()->cross_process()
+                                              : ops->get();
+        const HostComposedCollective* levels = by_process->host_composition();
+        ASSERT_NE(levels, nullptr) << "not composed by host";
+        const int hosts = *std::max_element(GetParam().hosts.begin(), GetParam().hosts.end()) + 1;
+        EXPECT_EQ((*ops)->team().host_count(), hosts);
+        if (levels->inter_host() != nullptr) {
+          EXPECT_EQ(levels->inter_host()->team().host_count(), hosts);
+          EXPECT_EQ(levels->inter_host()->team().desc().process_count, hosts);
+        }
+        if (levels->intra_host() != nullptr) {
+          EXPECT_EQ(levels->intra_host()->team().host_count(), 1);
+        }
+      }
       for (int l = 0; l < local; ++l) check(p * local + l, out[static_cast<size_t>(l)]);
     });
   }
@@ -158,10 +182,18 @@ TEST_P(ComposedCollectiveTest, InPlaceAllReduceAndBarrier) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ComposedCollectiveTest,
-                         ::testing::Values(TeamShape{2, 2}, TeamShape{3, 2}, TeamShape{2, 3}),
+                         ::testing::Values(TeamShape{2, 2, {}}, TeamShape{3, 2, {}},
+                                           TeamShape{2, 3, {}}, TeamShape{4, 1, {0, 0, 1, 1}},
+                                           TeamShape{4, 1, {0, 1, 0, 1}},
+                                           TeamShape{4, 1, {0, 0, 0, 1}},
+                                           TeamShape{5, 1, {0, 1, 1, 0, 2}},
+                                           TeamShape{4, 2, {0, 0, 1, 1}}),
                          [](const ::testing::TestParamInfo<TeamShape>& shape) {
-                           return std::to_string(shape.param.processes) + "x" +
-                                  std::to_string(shape.param.local);
+                           std::string name = std::to_string(shape.param.processes) + "x" +
+                                              std::to_string(shape.param.local);
+                           if (!shape.param.hosts.empty()) name += "_hosts";
+                           for (int h : shape.param.hosts) name += std::to_string(h);
+                           return name;
                          });
 
 }  // namespace

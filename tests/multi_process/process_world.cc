@@ -58,6 +58,7 @@ TeamSpec ProcessWorld::spec(int p) const {
   spec.team_id = team_id_;
   spec.formation_timeout = std::chrono::seconds(20);
   spec.describe_process = [](int r) { return "worker " + std::to_string(r); };
+  spec.host_key = "test-host-" + std::to_string(hosts_.empty() ? 0 : hosts_[static_cast<size_t>(p)]);
   return spec;
 }
 

@@ -42,6 +42,10 @@ class ProcessWorld {
   TeamSpec spec(int p) const;
   StatusOr<std::unique_ptr<CollectiveOps>> team(int p) const;
 
+  // Puts process p on host hosts[p] (by TeamSpec::host_key, so threads of
+  // one process stand in for several hosts); default: all on one.
+  void set_hosts(std::vector<int> hosts) { hosts_ = std::move(hosts); }
+
   // Runs body(p) on one thread per process and joins them all.
   void run(const std::function<void(int)>& body, int threads = -1) const;
 
@@ -50,6 +54,7 @@ class ProcessWorld {
   int local_ = 0;
   std::shared_ptr<Runtime> runtime_;
   std::vector<std::unique_ptr<Store>> stores_;
+  std::vector<int> hosts_;
   mutable uint64_t team_id_ = 100;  // one connection per process
 };
 

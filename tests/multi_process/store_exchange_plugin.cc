@@ -8,6 +8,11 @@
 //   store_exchange/all_reduce/twin the same all-reduce under a second id, so
 //                                  ranks whose configs differ can select
 //                                  differently (AUTO ties go by id: exchange)
+// Built a second time as the host_aware plugin (STRATA_HOST_AWARE_PLUGIN),
+// the same exchange under two cost models, for host composition's AUTO:
+//   host_aware/<op>/one_host       cheap, declines teams whose host_count
+//                                  is not 1 (what a shared-memory plugin does)
+//   host_aware/<op>/between_hosts  dearer, any team; both cost (n - 1) steps
 #include <cstring>
 #include <string>
 #include <vector>
@@ -127,6 +132,46 @@ class Exchange final : public sdk::Algorithm {
   }
 };
 
+#ifdef STRATA_HOST_AWARE_PLUGIN
+// The exchange with a cost model: (processes - 1) steps of `latency` plus
+// the call's bytes at `bandwidth`; `one_host` declines teams across hosts.
+class CostedExchange final : public sdk::Algorithm {
+ public:
+  CostedExchange(strata_op_t op, std::string name, bool one_host, double latency,
+                 double bandwidth)
+      : Algorithm(std::move(name), op, STRATA_SCOPE_CROSS_PROCESS,
+                  "test plugin: data exchanged through the team store, with a cost model"),
+        one_host_(one_host), latency_(latency), bandwidth_(bandwidth) {}
+
+  std::optional<std::string> decline(const strata_call_desc_t& call) const override {
+    if (one_host_ && call.team->host_count != 1) {
+      return "serves the processes of one host; this team spans " +
+             std::to_string(call.team->host_count) + " hosts";
+    }
+    return std::nullopt;
+  }
+  std::optional<double> estimate(const strata_call_desc_t& call) const override {
+    const double bytes = static_cast<double>(call.count * sdk::dtype_size(call.dtype));
+    return (call.team->process_count - 1) * (latency_ + bytes / bandwidth_);
+  }
+  std::unique_ptr<sdk::Operation> create(sdk::TeamState*, const strata_call_t& call) override {
+    return std::make_unique<ExchangeOperation>(call);
+  }
+
+ private:
+  bool one_host_;
+  double latency_;
+  double bandwidth_;
+};
+
+void register_host_aware(sdk::Registrar& r) {
+  for (strata_op_t op : {STRATA_ALL_REDUCE, STRATA_BROADCAST, STRATA_ALL_GATHER,
+                         STRATA_REDUCE_SCATTER, STRATA_REDUCE, STRATA_BARRIER}) {
+    r.add<CostedExchange>(op, "one_host", true, 1e-6, 20e9);
+    r.add<CostedExchange>(op, "between_hosts", false, 20e-6, 1e9);
+  }
+}
+#else
 void register_store_exchange(sdk::Registrar& r) {
   for (strata_op_t op : {STRATA_ALL_REDUCE, STRATA_BROADCAST, STRATA_ALL_GATHER,
                          STRATA_REDUCE_SCATTER, STRATA_REDUCE, STRATA_BARRIER}) {
@@ -134,9 +179,16 @@ void register_store_exchange(sdk::Registrar& r) {
   }
   r.add<Exchange>(STRATA_ALL_REDUCE, "twin");
 }
+#endif
 
 }  // namespace
 
+#ifdef STRATA_HOST_AWARE_PLUGIN
+STRATA_PLUGIN("host_aware", "0.0.1",
+              "test plugin: store exchange costed for one host and between hosts",
+              register_host_aware)
+#else
 STRATA_PLUGIN("store_exchange", "0.0.1",
               "test plugin: cross-process collectives through the rendezvous store",
               register_store_exchange)
+#endif

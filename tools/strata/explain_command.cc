@@ -4,6 +4,11 @@
 // then the winner and why. No collective runs: selection asks supports() and
 // estimate(), and the winner's team_create (a decline there moves on to the
 // next candidate), exactly as a call's first use would.
+// With --join the process joins the job it is a task of (TF_CONFIG, strata
+// launch, mpirun) and explains for the job's team: its hosts, and whether
+// the call runs flat or composed by host, with each level's algorithm
+// (host_hierarchy.h). team_create needs every rank in a call, so there the
+// candidates show supports() and estimates, not team_create's declines.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -14,7 +19,9 @@
 
 #include "core/collective/tuning_table.h"
 #include "core/common/units.h"
+#include "core/cluster/job_team.h"
 #include "tools/strata/cli_common.h"
+#include "tools/strata/explain_hierarchy.h"
 #include "tools/strata/text_table.h"
 
 namespace strata::cli {
@@ -31,6 +38,8 @@ struct ExplainOptions {
   int root = 0;
   bool in_place = false;
   bool json = false;
+  bool join = false;
+  bool devices_given = false;
 };
 
 // The call being explained, parsed and checked.
@@ -40,19 +49,6 @@ struct Call {
   ReduceOp redop = ReduceOp::kSum;
   uint64_t bytes = 0;
 };
-
-std::string format_estimate(const std::optional<double>& seconds) {
-  if (!seconds) return "-";
-  char buf[32];
-  if (*seconds < 1e-3) {
-    std::snprintf(buf, sizeof buf, "%.2f us", *seconds * 1e6);
-  } else if (*seconds < 1) {
-    std::snprintf(buf, sizeof buf, "%.3f ms", *seconds * 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3f s", *seconds);
-  }
-  return buf;
-}
 
 StatusOr<Call> parse_call(const ExplainOptions& o) {
   Call call;
@@ -68,8 +64,10 @@ StatusOr<Call> parse_call(const ExplainOptions& o) {
 }
 
 nlohmann::json to_json(const Selection& sel, const std::string& call, const std::string& team) {
-  nlohmann::json out = {
-      {"call", call}, {"team", team}, {"winner", sel.chosen->id}, {"reason", sel.reason}};
+  nlohmann::json out = {{"call", call},
+                        {"team", team},
+                        {"winner", sel.chosen ? nlohmann::json(sel.chosen->id) : nlohmann::json()},
+                        {"reason", sel.reason}};
   out["candidates"] = nlohmann::json::array();
   for (const Candidate& c : sel.candidates) {
     out["candidates"].push_back(
@@ -82,53 +80,118 @@ nlohmann::json to_json(const Selection& sel, const std::string& call, const std:
   return out;
 }
 
+// "4 processes x 1 cpu device(s) on 2 hosts; this process: rank 1 on host 0
+// (ranks 0, 1)".
+std::string describe_job_team(const Runtime& runtime, CollectiveOps& ops,
+                              const std::string& device_type) {
+  const Team& team = ops.team();
+  const int rank = team.desc().process_rank;
+  const int host = team.host_of(rank);
+  std::string ranks;
+  for (int r : team.host_members(host)) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+  return std::to_string(team.desc().process_count) + " processes x " +
+         std::to_string(team.local_count()) + " " + device_type + " device(s) (" +
+         describe_devices(runtime, team) + ") on " + std::to_string(team.host_count()) +
+         " host(s); this process: rank " + std::to_string(rank) + " on host " +
+         std::to_string(host) + " (ranks " + ranks + ")";
+}
+
+// Every rank waits for the others to finish explaining before it leaves,
+// so the chief, which serves the job's store, is the last to go.
+Status leave_together(JobTeam& job) {
+  if (job.world() <= 1) return Status::Ok();
+  const std::string prefix = "explain/" + std::to_string(job.ops().team().desc().team_id) + "/";
+  STRATA_RETURN_IF_ERROR(job.store()->set(prefix + std::to_string(job.rank()), "done"));
+  const Deadline deadline = deadline_after(std::chrono::seconds(60));
+  for (int r = 0; r < job.world(); ++r) {
+    STRATA_RETURN_IF_ERROR(job.store()->get(prefix + std::to_string(r), deadline).status());
+  }
+  return Status::Ok();
+}
+
 int run_explain(const ExplainOptions& o) {
   auto call = parse_call(o);
   if (!call.ok()) return report_error("explain", call.status());
   auto runtime = open_runtime(o.config, o.device_type == "cpu" ? o.devices : 0);
   if (!runtime.ok()) return report_error("explain", runtime.status());
-  auto ops = open_team(*runtime, o.device_type, o.devices);
-  if (!ops.ok()) return report_error("explain", ops.status());
+  std::unique_ptr<JobTeam> job;
+  std::unique_ptr<CollectiveOps> alone;
+  if (o.join) {
+    std::vector<std::string> names;
+    for (int i = 0; o.devices_given && i < o.devices; ++i) {
+      names.push_back(o.device_type + ":" + std::to_string(i));
+    }
+    auto joined = JobTeam::join(*runtime, names, {}, "strata explain --join");
+    if (!joined.ok()) return report_error("explain", joined.status());
+    job = std::move(*joined);
+  } else {
+    auto opened = open_team(*runtime, o.device_type, o.devices);
+    if (!opened.ok()) return report_error("explain", opened.status());
+    alone = std::move(*opened);
+  }
+  CollectiveOps& ops = job ? job->ops() : *alone;
 
   uint64_t count = 0;
   if (call->op != CollectiveKind::kBarrier) {
-    auto counted = count_for_bytes(call->op, call->bytes, call->dtype, o.devices, true);
+    auto counted = count_for_bytes(call->op, call->bytes, call->dtype, ops.replica_count(), true);
     if (!counted.ok()) return report_error("explain", counted.status());
     count = *counted;
   }
-  auto sel = (*ops)->explain(call->op, call->dtype, count, call->redop, o.in_place, o.root);
-  if (!sel.ok()) return report_error("explain", sel.status());
+  auto hierarchy =
+      ops.explain_hierarchy(call->op, call->dtype, count, call->redop, o.in_place, o.root);
+  if (!hierarchy.ok()) return report_error("explain", hierarchy.status());
+  auto sel = ops.explain(call->op, call->dtype, count, call->redop, o.in_place, o.root);
+  // Nothing serves the whole team, but the host levels do: show their walk.
+  if (!sel.ok() && !hierarchy->compose) return report_error("explain", sel.status());
 
   const std::string what =
       describe_call(call->op, call->bytes, count, call->dtype, call->redop, o.root, o.in_place);
-  const std::string team = std::to_string(o.devices) + " " + o.device_type + " device(s) (" +
-                           describe_devices(**runtime, (*ops)->team()) + ") in 1 process";
+  const std::string team = job ? describe_job_team(**runtime, ops, o.device_type)
+                               : std::to_string(o.devices) + " " + o.device_type +
+                                     " device(s) (" + describe_devices(**runtime, ops.team()) +
+                                     ") in 1 process";
+  const Selection flat = sel.ok() ? *sel : Selection{};
   if (o.json) {
-    std::cout << to_json(*sel, what, team).dump(2) << "\n";
-    return kExitOk;
+    nlohmann::json out = to_json(flat, what, team);
+    if (job) out["hierarchy"] = hierarchy_json(*hierarchy);
+    std::cout << out.dump(2) << "\n";
+  } else {
+    const CollectivesConfig& cc = ops.config();
+    std::cout << "call:   " << what << "\n"
+              << "team:   " << team << "\n"
+              << "config: " << (*runtime)->config().source
+              << " (implementation: " << cc.implementation << ", " << cc.rules.size()
+              << " rule(s))\n";
+    if (cc.tuning) {
+      std::cout << "tuning: " << cc.tuning->source() << " (" << cc.tuning->shape_count()
+                << " measured shape(s); 'measured' ranks AUTO ahead of 'estimate')\n";
+    }
+    std::cout << "\n";
+    TextTable table({"#", "algorithm", "source", "estimate", "measured", "verdict"});
+    table.align_right(0);
+    table.align_right(3);
+    table.align_right(4);
+    int index = 0;
+    for (const Candidate& c : flat.candidates) {
+      table.add_row({std::to_string(++index), c.algorithm->id, c.source,
+                     format_seconds_or_dash(c.estimate), format_seconds_or_dash(c.measured),
+                     c.verdict});
+    }
+    table.print(std::cout);
+    if (sel.ok()) {
+      std::cout << "\nwinner: " << sel->chosen->id
+                << (hierarchy->compose ? " (flat; the call runs composed by host, below)" : "")
+                << "\nwhy:    " << sel->reason << "\n";
+    } else {
+      std::cout << "\nwinner: none for the whole team\n";
+    }
+    if (job) print_hierarchy(std::cout, *hierarchy);
   }
-  const CollectivesConfig& cc = (*ops)->config();
-  std::cout << "call:   " << what << "\n"
-            << "team:   " << team << "\n"
-            << "config: " << (*runtime)->config().source
-            << " (implementation: " << cc.implementation << ", " << cc.rules.size()
-            << " rule(s))\n";
-  if (cc.tuning) {
-    std::cout << "tuning: " << cc.tuning->source() << " (" << cc.tuning->shape_count()
-              << " measured shape(s); 'measured' ranks AUTO ahead of 'estimate')\n";
+  std::cout.flush();
+  if (job) {
+    Status left = leave_together(*job);
+    if (!left.ok()) return report_error("explain", left);
   }
-  std::cout << "\n";
-  TextTable table({"#", "algorithm", "source", "estimate", "measured", "verdict"});
-  table.align_right(0);
-  table.align_right(3);
-  table.align_right(4);
-  int index = 0;
-  for (const Candidate& c : sel->candidates) {
-    table.add_row({std::to_string(++index), c.algorithm->id, c.source, format_estimate(c.estimate),
-                   format_estimate(c.measured), c.verdict});
-  }
-  table.print(std::cout);
-  std::cout << "\nwinner: " << sel->chosen->id << "\nwhy:    " << sel->reason << "\n";
   return kExitOk;
 }
 
@@ -147,9 +210,12 @@ void add_explain_command(CLI::App& app, Context& context) {
   cmd->add_option("--dtype", o->dtype, "Element type: f32 f64 f16 bf16 i32 i64 u8")
       ->capture_default_str();
   cmd->add_option("--redop", o->redop, "Reduction: sum prod min max mean")->capture_default_str();
-  cmd->add_option("--devices", o->devices, "Replicas in the team (local devices)")
+  cmd->add_option("--devices", o->devices,
+                  "Replicas in the team (local devices); with --join, this process's devices "
+                  "(default: the job's devices per task, else one)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->each([o](const std::string&) { o->devices_given = true; });
   cmd->add_option("--device-type", o->device_type, "Device type of the team")
       ->capture_default_str();
   cmd->add_option("--root", o->root, "Root replica of broadcast and reduce")->capture_default_str();
@@ -158,6 +224,9 @@ void add_explain_command(CLI::App& app, Context& context) {
                   "else the built-in defaults");
   cmd->add_flag("--in-place", o->in_place, "Explain the in-place form of the call");
   cmd->add_flag("--json", o->json, "Print one JSON document instead of a table");
+  cmd->add_flag("--join", o->join,
+                "Join the job this process is a task of (TF_CONFIG, strata launch, mpirun) and "
+                "explain for the job's team: its hosts and its host composition");
   cmd->callback([o, &context] { context.exit_code = run_explain(*o); });
 }
 
