@@ -87,7 +87,7 @@ def _drawable(line, panel):
 
 def _draw_panel(ax, panel, xlabel):
     """Draws the lines; returns the sizes they cover."""
-    sizes = set()
+    sizes, values = set(), [panel.reference] if panel.reference else []
     for line in panel.lines:
         if line.style not in STYLES:
             raise ValueError(f"line {line.label!r}: style {line.style!r} is not one of "
@@ -95,12 +95,18 @@ def _draw_panel(ax, panel, xlabel):
         points = _drawable(line, panel)
         if points:
             sizes.update(x for x, _ in points)
+            values += [y for _, y in points]
             ax.plot(*zip(*points), label=line.label, **STYLES[line.style])
-    if panel.reference is not None:
-        ax.axhline(panel.reference, color="grey", linewidth=0.8)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     _plain_log_labels(ax)
+    if panel.reference is not None:
+        ax.axhline(panel.reference, color="grey", linewidth=0.8)
+    if values and max(values) < 10 * min(values):
+        from matplotlib.ticker import LogLocator
+        # Ratios near 1: ticks at 1.2 and 1.5 too, not only at 0.9 and 2,
+        # so both sides of the rule are labelled.
+        ax.yaxis.set_minor_locator(LogLocator(subs=(1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)))
     if sizes:
         ax.legend(fontsize=8)
     ax.set_xlabel(xlabel)
