@@ -37,7 +37,7 @@ cd "$out"
 note() { echo "### $* (load: $(cut -d' ' -f1-3 /proc/loadavg); $priority; $(date -u +%FT%TZ))"; }
 plot() {  # plot PNG TITLE CSV...
   local png=$1 title=$2; shift 2
-  "$py" "$root/python/strata/_busbw_plot.py" "$@" --png "$png" --title "$title"
+  "$py" "$root/python/strata/_busbw_plot.py" --png "$png" --title "$title" "$@"
 }
 
 note "strata-gloo-anchor, 2 ranks: Gloo alone, against itself (the noise)"

@@ -6,7 +6,8 @@
 # null run per op and rank count (MPI against itself: the noise the
 # verdicts must be read against). CSVs, logs and verdicts.txt go to OUT,
 # then one PNG per op: busbw against size for vader, the algorithm and the
-# memory bound, a panel per rank count and placement (tools/plot_busbw.py).
+# memory bound, a panel per rank count and placement
+# (python/strata/_busbw_plot.py).
 #
 #   scripts/bench-shm.sh [BUILD] [OUT] [PLUGIN]     (defaults: build, bench-shm-out, shm)
 #
@@ -91,6 +92,7 @@ for op in "${ops[@]}"; do
                --bound "$csv" bound_busbw_gbs "memory bound (copy bw of the run)")
     done
   done
-  "$py" "$root/tools/plot_busbw.py" "$op.png" --title "$op: busbw, vader vs $algo" "${panels[@]}"
+  "$py" "$root/python/strata/_busbw_plot.py" --png "$op.png" \
+    --title "$op: busbw, vader vs $algo" "${panels[@]}"
 done
 note "done: $out (verdicts.txt: every run's targets)"

@@ -2,9 +2,9 @@
 # The ring benchmarks still run and still write what scripts/bench-ring.sh
 # and docs/performance/grpc_ring.md read: strata-gloo-anchor (--null, --pin)
 # and strata-ring-bench under mpirun -np 2, each a tiny sweep, their CSVs
-# (columns, one row per size, busbw > 0), the plotter's PNG, the bench's
-# release of mpirun's binding, and no store folder left behind. Times
-# nothing: speed is never asserted.
+# (columns, one row per size, busbw > 0), the plotter's PNG and its error
+# for a missing column, the bench's release of mpirun's binding, and no
+# store folder left behind. Times nothing: speed is never asserted.
 #
 #   ring_bench_smoke.sh BIN_DIR SOURCE_DIR [MPIEXEC]
 set -euo pipefail
@@ -41,9 +41,21 @@ check_csv "$work/anchor.csv" 3 bytes world iterations gloo_us gloo_busbw_gbs glo
 after=$(find /tmp -maxdepth 1 -name "strata-gloo-anchor-*" | wc -l)
 [ "$after" -le "$before" ] || fail "strata-gloo-anchor left its store folder in /tmp"
 
-/usr/bin/python3 "$src/python/strata/_busbw_plot.py" "$work/anchor.csv" --png "$work/a.png" \
-  > /dev/null
-[ -s "$work/a.png" ] || fail "the plotter wrote no PNG"
+# The plotter both ways: the sweep's sides and ratios, then its columns
+# one by one in a panel of their own; a column it lacks is an error that
+# names it.
+plotter=("/usr/bin/python3" "$src/python/strata/_busbw_plot.py")
+"${plotter[@]}" --png "$work/a.png" "$work/anchor.csv" --panel "gloo alone" \
+  --series "$work/anchor.csv" gloo_busbw_gbs gloo --bound "$work/anchor.csv" gloo2_busbw_gbs \
+  "gloo again" > /dev/null
+[ "$(head -c 8 "$work/a.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
+  fail "the plotter wrote no PNG"
+if "${plotter[@]}" --png "$work/b.png" --series "$work/anchor.csv" no_such_gbs x \
+     2> "$work/b.err"; then
+  fail "the plotter drew a column the CSV does not have"
+fi
+grep -q "no column 'no_such_gbs'" "$work/b.err" || fail "plotter error: $(cat "$work/b.err")"
+[ ! -e "$work/b.png" ] || fail "the plotter wrote a PNG after failing"
 
 if [ -z "$mpiexec" ] || [ ! -x "$bin/strata-ring-bench" ]; then
   echo "SKIP strata-ring-bench: no mpiexec given"

@@ -4,7 +4,7 @@ figures beside ours, and issue 25's targets checked against one run."""
 
 import csv
 
-from strata import _busbw_plot
+from strata._busbw_axes import Line, Panel, render
 from strata.torch._bench_sweep import format_size
 
 
@@ -95,19 +95,24 @@ def write_csv(path, rows, world, mpi_bench):
 
 
 def plot(path, rows, world, title, mpi_bench):
+    """busbw of each side (strata-mpi-bench's figures dashed) and, with two
+    sides, the second's time over the first's in a panel below."""
     sides = list(rows[0].seconds)
     names = sides + (["mpi_plugin", "raw_mpi"] if mpi_bench else [])
     labels = {"mpi_plugin": "mpi plugin alone (strata-mpi-bench)",
               "raw_mpi": "MPI_Allreduce (strata-mpi-bench)"}
-    series = []
+    busbw = Panel()
     for name in names:
         points = [(r.nbytes, figures(r, world, mpi_bench).get(name)) for r in rows]
-        points = [(n, f[2]) for n, f in points if f is not None]
-        series.append((labels.get(name, f'dist.all_reduce "{name}"'), points, name in labels))
-    ratios = []
+        busbw.lines.append(Line(labels.get(name, f'dist.all_reduce "{name}"'),
+                                [(n, f[2]) for n, f in points if f is not None],
+                                "dashed" if name in labels else "line"))
+    speedup = Panel(ylabel="speedup", reference=1.0, height=2.0,
+                    share_x=True)
     if len(sides) > 1:
-        ratios.append((f"{sides[1]} time / {sides[0]} time", [(r.nbytes, r.ratio) for r in rows]))
-    _busbw_plot.draw(path, title, series, ratios, "speedup")
+        speedup.lines.append(Line(f"{sides[1]} time / {sides[0]} time",
+                                  [(r.nbytes, r.ratio) for r in rows]))
+    render(path, [busbw, speedup], title, columns=1)
 
 
 def _worst(rows, low, high, value):
