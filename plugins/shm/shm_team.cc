@@ -23,15 +23,7 @@ constexpr int64_t kLivenessCheckNs = 5'000'000;
 
 std::string segment_key(int rank) { return "shm/segment/" + std::to_string(rank); }
 
-struct Entry {
-  pid_t pid = 0;
-  int fd = -1;
-  uint64_t slots = 0;
-  uint64_t slot_bytes = 0;
-  std::string host;
-};
-
-bool parse_entry(const std::string& text, Entry* e) {
+bool parse_entry(const std::string& text, ShmTeam::Entry* e) {
   std::istringstream in(text);
   long long pid = 0;
   return static_cast<bool>(in >> pid >> e->fd >> e->slots >> e->slot_bytes >> e->host) &&
@@ -66,17 +58,28 @@ ShmTeam::ShmTeam(const strata_team_desc_t& team, const ShmOptions& options)
                        std::to_string(::getpid()) + " " + std::to_string(mine.fd()) + " " +
                            std::to_string(options_.slots) + " " + std::to_string(slot_bytes_) +
                            " " + host);
+  // Every entry first, then the mappings: a peer on another host is named as
+  // such on every rank, before any rank gives up and exits.
+  std::vector<std::string> entries(static_cast<size_t>(size_));
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_) continue;
-    std::string entry;
     try {
-      entry = sdk::Host::store_get(team.store, segment_key(peer), team.deadline_ns);
+      entries[static_cast<size_t>(peer)] =
+          sdk::Host::store_get(team.store, segment_key(peer), team.deadline_ns);
     } catch (const sdk::Error& e) {
       throw sdk::Error(e.code(), "shm team_create (" + where() + "): rank " +
                                      std::to_string(peer) +
                                      " never published its segment: " + e.what());
     }
-    attach(peer, entry, host);
+  }
+  std::vector<Entry> parsed(static_cast<size_t>(size_));
+  for (int peer = 0; peer < size_; ++peer) {
+    const auto i = static_cast<size_t>(peer);
+    if (peer != rank_) parsed[i] = check_entry(peer, entries[i], host);
+    if (peer != rank_) pids_[i] = parsed[i].pid;
+  }
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer != rank_) attach(peer, parsed[static_cast<size_t>(peer)]);
   }
   mine.store(Flag::kAttached, 1);
   wait_attached(team);
@@ -85,7 +88,8 @@ ShmTeam::ShmTeam(const strata_team_desc_t& team, const ShmOptions& options)
   segments_[static_cast<size_t>(rank_)].close_fd();
 }
 
-void ShmTeam::attach(int peer, const std::string& text, const std::string& own_host) {
+ShmTeam::Entry ShmTeam::check_entry(int peer, const std::string& text,
+                                    const std::string& own_host) const {
   const std::string who = "shm team_create (" + where() + "): rank " + std::to_string(peer);
   Entry e;
   if (!parse_entry(text, &e)) {
@@ -106,19 +110,29 @@ void ShmTeam::attach(int peer, const std::string& text, const std::string& own_h
                          std::to_string(options_.slots) + " of " + std::to_string(slot_bytes_) +
                          ": give every rank the same plugins.options.shm (and STRATA_SHM_*)");
   }
-  pids_[static_cast<size_t>(peer)] = e.pid;
+  return e;
+}
+
+void ShmTeam::attach(int peer, const Entry& e) {
+  const std::string who = "shm team_create (" + where() + "): rank " + std::to_string(peer);
   try {
     segments_[static_cast<size_t>(peer)] = Segment::open(e.pid, e.fd, e.slots, e.slot_bytes);
   } catch (const sdk::Error& error) {
-    std::string trouble = peer_trouble(peer, e.pid);
-    if (!trouble.empty()) {
-      throw sdk::Error(STRATA_PEER_FAILED, "shm team_create (" + where() + "): " + trouble +
-                                               " before this rank mapped its segment");
+    // A segment vanishes when its owner dies, or when it gave up forming the
+    // team because another rank died: name the dead one, this peer first.
+    for (int k = 0; k < size_; ++k) {
+      const int other = (peer + k) % size_;
+      if (other == rank_) continue;
+      if (std::string trouble = peer_trouble(other, pid(other)); !trouble.empty()) {
+        throw sdk::Error(STRATA_PEER_FAILED, "shm team_create (" + where() + "): " + trouble +
+                                                 " before this rank mapped every segment");
+      }
     }
     throw sdk::Error(error.code(), who + " (pid " + std::to_string(e.pid) +
                                        "): cannot map its segment: " + error.what() +
-                                       " (shm needs every rank to run as the same user, and "
-                                       "the processes to be dumpable)");
+                                       " (the rank may have given up forming the team; else "
+                                       "shm needs every rank to run as the same user, and the "
+                                       "processes to be dumpable)");
   }
   const SegmentHeader& h = segments_[static_cast<size_t>(peer)].header();
   if (std::atomic_ref<const uint64_t>(h.magic).load(std::memory_order_acquire) != kSegmentMagic ||

@@ -58,8 +58,19 @@ class ShmTeam {
   void mark_broken(const std::string& why);
   void check_usable() const;
 
+  // What a rank publishes in the team store: "pid fd slots slot_bytes host".
+  struct Entry {
+    pid_t pid = 0;
+    int fd = -1;
+    uint64_t slots = 0;
+    uint64_t slot_bytes = 0;
+    std::string host;
+  };
+
  private:
-  void attach(int peer, const std::string& entry, const std::string& own_host);
+  // Parses and checks a peer's entry: same host, same layout.
+  Entry check_entry(int peer, const std::string& text, const std::string& own_host) const;
+  void attach(int peer, const Entry& entry);
   void wait_attached(const strata_team_desc_t& team);
 
   ShmOptions options_;
