@@ -132,6 +132,7 @@ bool ShmOperation::reached(Peers who, Flag flag, uint64_t value) {
       if (root == rank() || team_.segment(root).load(flag) >= value) return true;
       waiting_rank_ = root;
       waiting_flag_ = flag;
+      waiting_value_ = value;
       return false;
     }
     case Peers::kAll:
@@ -139,6 +140,7 @@ bool ShmOperation::reached(Peers who, Flag flag, uint64_t value) {
         if (peer != rank() && team_.segment(peer).load(flag) < value) {
           waiting_rank_ = peer;
           waiting_flag_ = flag;
+          waiting_value_ = value;
           return false;
         }
       }
@@ -156,7 +158,14 @@ void ShmOperation::check_waiting() {
                              " of " + std::to_string(chunks_);
   if (std::string trouble = peer_trouble(waiting_rank_, team_.pid(waiting_rank_));
       !trouble.empty()) {
-    fail(STRATA_PEER_FAILED, trouble + waited);
+    // A rank may finish its part and exit (a broadcast's root, the last
+    // call of a job) while this one still reads its segment, which stays
+    // mapped here: only a flag it never raised is a failure. Its flags are
+    // final now, so one more look settles it.
+    if (team_.segment(waiting_rank_).load(waiting_flag_) < waiting_value_) {
+      fail(STRATA_PEER_FAILED, trouble + waited);
+    }
+    return;
   }
   if (now >= deadline_) {
     fail(STRATA_TIMED_OUT, "rank " + std::to_string(waiting_rank_) + " (pid " +

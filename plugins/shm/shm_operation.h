@@ -100,6 +100,7 @@ class ShmOperation : public sdk::Operation {
   // What the last unmet wait was for, so a failure can say.
   int waiting_rank_ = -1;
   Flag waiting_flag_ = Flag::kStaged;
+  uint64_t waiting_value_ = 0;
   std::chrono::steady_clock::time_point deadline_;
   std::chrono::steady_clock::time_point next_check_;
   strata_status_t failed_code_ = STRATA_OK;  // a failure is final: test() repeats it

@@ -20,6 +20,9 @@ std::mutex g_registry_mu;
 std::map<Key, std::weak_ptr<ShmTeam>> g_registry;
 
 constexpr int64_t kLivenessCheckNs = 5'000'000;
+// Values of a segment's `attached` line.
+constexpr uint64_t kAttached = 1;
+constexpr uint64_t kGaveUp = 2;
 
 std::string segment_key(int rank) { return "shm/segment/" + std::to_string(rank); }
 
@@ -78,11 +81,18 @@ ShmTeam::ShmTeam(const strata_team_desc_t& team, const ShmOptions& options)
     if (peer != rank_) parsed[i] = check_entry(peer, entries[i], host);
     if (peer != rank_) pids_[i] = parsed[i].pid;
   }
-  for (int peer = 0; peer < size_; ++peer) {
-    if (peer != rank_) attach(peer, parsed[static_cast<size_t>(peer)]);
+  try {
+    for (int peer = 0; peer < size_; ++peer) {
+      if (peer != rank_) attach(peer, parsed[static_cast<size_t>(peer)]);
+    }
+    mine.store(Flag::kAttached, kAttached);
+    wait_attached(team);
+  } catch (const sdk::Error&) {
+    // Peers that mapped this segment stop waiting for it, and look for
+    // the cause among the other ranks.
+    mine.store(Flag::kAttached, kGaveUp);
+    throw;
   }
-  mine.store(Flag::kAttached, 1);
-  wait_attached(team);
   // Every peer has its own mapping now: without the descriptor nothing but
   // the mappings holds the memory, and they go with the processes.
   segments_[static_cast<size_t>(rank_)].close_fd();
@@ -120,14 +130,11 @@ void ShmTeam::attach(int peer, const Entry& e) {
   } catch (const sdk::Error& error) {
     // A segment vanishes when its owner dies, or when it gave up forming the
     // team because another rank died: name the dead one, this peer first.
-    for (int k = 0; k < size_; ++k) {
-      const int other = (peer + k) % size_;
-      if (other == rank_) continue;
-      if (std::string trouble = peer_trouble(other, pid(other)); !trouble.empty()) {
-        throw sdk::Error(STRATA_PEER_FAILED, "shm team_create (" + where() + "): " + trouble +
-                                                 " before this rank mapped every segment");
-      }
+    if (std::string trouble = peer_trouble(peer, e.pid); !trouble.empty()) {
+      throw sdk::Error(STRATA_PEER_FAILED, "shm team_create (" + where() + "): " + trouble +
+                                               " before this rank mapped its segment");
     }
+    throw_if_a_peer_failed("before this rank mapped every segment");
     throw sdk::Error(error.code(), who + " (pid " + std::to_string(e.pid) +
                                        "): cannot map its segment: " + error.what() +
                                        " (the rank may have given up forming the team; else "
@@ -144,18 +151,34 @@ void ShmTeam::attach(int peer, const Entry& e) {
   }
 }
 
+void ShmTeam::throw_if_a_peer_failed(const std::string& when) const {
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    if (std::string trouble = peer_trouble(peer, pid(peer)); !trouble.empty()) {
+      throw sdk::Error(STRATA_PEER_FAILED,
+                       "shm team_create (" + where() + "): " + trouble + " " + when);
+    }
+  }
+}
+
 void ShmTeam::wait_attached(const strata_team_desc_t& team) {
   sdk::Backoff backoff;
   int64_t next_check = sdk::Host::now_ns() + kLivenessCheckNs;
   for (int peer = 0; peer < size_; ++peer) {
-    while (segment(peer).load(Flag::kAttached) == 0) {
+    for (;;) {
+      const uint64_t state = segment(peer).load(Flag::kAttached);
+      if (state == kAttached) break;
+      if (state == kGaveUp) {
+        throw_if_a_peer_failed("before every rank mapped every segment");
+        throw sdk::Error(STRATA_PEER_FAILED, "shm team_create (" + where() + "): rank " +
+                                             std::to_string(peer) + " (pid " +
+                                             std::to_string(pid(peer)) +
+                                             ") gave up forming the team (its log says why)");
+      }
       const int64_t now = sdk::Host::now_ns();
       if (now >= next_check) {
         next_check = now + kLivenessCheckNs;
-        if (std::string trouble = peer_trouble(peer, pid(peer)); !trouble.empty()) {
-          throw sdk::Error(STRATA_PEER_FAILED, "shm team_create (" + where() + "): " + trouble +
-                                                   " before it mapped every segment");
-        }
+        throw_if_a_peer_failed("before every rank mapped every segment");
       }
       if (now >= team.deadline_ns) {
         throw sdk::Error(STRATA_TIMED_OUT,

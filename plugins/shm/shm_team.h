@@ -71,6 +71,8 @@ class ShmTeam {
   // Parses and checks a peer's entry: same host, same layout.
   Entry check_entry(int peer, const std::string& text, const std::string& own_host) const;
   void attach(int peer, const Entry& entry);
+  // Throws PEER_FAILED naming the first peer that died or is stopped.
+  void throw_if_a_peer_failed(const std::string& when) const;
   void wait_attached(const strata_team_desc_t& team);
 
   ShmOptions options_;

@@ -182,9 +182,9 @@ TEST_P(ShmFault, RankKilledDuringFormationIsNamed) {
   job.start([&](int r, FileStoreHost& host) {
     auto algorithm = make_algorithm(GetParam(), test_options());
     Rank rank(host, r, kRanks, kFormation);
-    // The survivors come late: the victim has published its segment and
-    // waits for them when the parent kills it.
-    if (r != kVictim) std::this_thread::sleep_for(milliseconds(300));
+    // The survivors come once the victim, which had published its segment
+    // and was waiting for them, is dead.
+    if (r != kVictim) job.wait_for("victim_killed", milliseconds(20000));
     const Outcome o = rank.form(*algorithm);
     job.report_from(r, std::to_string(o.code) + "|" + std::to_string(o.seconds) + "|" + o.message);
     job.wait_released(milliseconds(20000));
@@ -196,6 +196,7 @@ TEST_P(ShmFault, RankKilledDuringFormationIsNamed) {
   }
   ASSERT_EQ(::access(published.c_str(), F_OK), 0) << "the victim never published its segment";
   ::kill(job.pid(kVictim), SIGKILL);
+  job.signal("victim_killed");
   const std::string victim = "rank 2 (pid " + std::to_string(job.pid(kVictim)) + ") died";
   EXPECT_TRUE(job.release_after_reports(survivors(), milliseconds(20000)));
   for (int r = 0; r < kRanks; ++r) {

@@ -301,16 +301,22 @@ bool Job::release_after_reports(const std::vector<int>& ranks, std::chrono::mill
     }
     if (!all) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  write_file_atomically(dir_ + "/release", "");
+  signal("release");
   return all;
 }
 
-void Job::wait_released(std::chrono::milliseconds timeout) const {
+void Job::signal(const std::string& name) const {
+  write_file_atomically(dir_ + "/signal_" + name, "");
+}
+
+bool Job::wait_for(const std::string& name, std::chrono::milliseconds timeout) const {
   const auto until = Clock::now() + timeout;
-  const std::string release = dir_ + "/release";
-  while (::access(release.c_str(), F_OK) != 0 && Clock::now() < until) {
+  const std::string path = dir_ + "/signal_" + name;
+  while (::access(path.c_str(), F_OK) != 0) {
+    if (Clock::now() >= until) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
+  return true;
 }
 
 std::set<std::string> dev_shm_entries() {

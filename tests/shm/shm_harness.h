@@ -105,7 +105,10 @@ class Job {
   // wait_released() exit: a rank that failed early stays alive until the
   // others have seen what they are tested for, so they do not see it exit.
   bool release_after_reports(const std::vector<int>& ranks, std::chrono::milliseconds timeout);
-  void wait_released(std::chrono::milliseconds timeout) const;
+  void wait_released(std::chrono::milliseconds timeout) const { wait_for("release", timeout); }
+  // A named signal from the parent to the children.
+  void signal(const std::string& name) const;
+  bool wait_for(const std::string& name, std::chrono::milliseconds timeout) const;
 
  private:
   int size_;
