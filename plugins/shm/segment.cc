@@ -1,12 +1,16 @@
 #include "segment.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
+#include <algorithm>
 #include <utility>
 
 #include "strata/sdk/error.h"
@@ -130,6 +134,32 @@ uint64_t Segment::load(Flag f) const {
 
 void Segment::store(Flag f, uint64_t value) const {
   std::atomic_ref<uint64_t>(*flag(f)).store(value, std::memory_order_release);
+}
+
+// Both sides are sequentially consistent: the raiser stores the flag then
+// reads `sleepers`, a sleeper counts itself then reads the flag, so at least
+// one of them sees the other (no lost wake-up). The futex is a shared one
+// (no FUTEX_PRIVATE_FLAG): the kernel keys it by the memfd's page, which
+// every process maps at its own address.
+void Segment::raise(Flag f, uint64_t value) const {
+  std::atomic_ref<uint64_t>(*flag(f)).store(value, std::memory_order_seq_cst);
+  SegmentHeader& h = header();
+  if (std::atomic_ref<uint32_t>(h.sleepers).load(std::memory_order_seq_cst) == 0) return;
+  std::atomic_ref<uint32_t>(h.wake).fetch_add(1, std::memory_order_seq_cst);
+  ::syscall(SYS_futex, &h.wake, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+void Segment::sleep_until(Flag f, uint64_t value, std::chrono::nanoseconds timeout) const {
+  SegmentHeader& h = header();
+  std::atomic_ref<uint32_t> sleepers(h.sleepers);
+  sleepers.fetch_add(1, std::memory_order_seq_cst);
+  const uint32_t seen = std::atomic_ref<uint32_t>(h.wake).load(std::memory_order_seq_cst);
+  if (std::atomic_ref<uint64_t>(*flag(f)).load(std::memory_order_seq_cst) < value) {
+    const auto ns = std::max<int64_t>(0, timeout.count());
+    timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    ::syscall(SYS_futex, &h.wake, FUTEX_WAIT, seen, &ts, nullptr, 0);
+  }
+  sleepers.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 }  // namespace strata::shm

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -35,6 +36,12 @@ struct SegmentHeader {
   alignas(64) uint64_t reduced;  // chunks whose slice this rank reduced (or copied)
   alignas(64) uint64_t done;     // chunks this rank read everything it needed of
   alignas(64) uint64_t attached; // 1 once this rank mapped every peer
+  // The futex peers sleep on once they have spun long enough waiting for one
+  // of this rank's flags, and how many sleep: raising a flag makes a system
+  // call only when someone sleeps. A woken sleeper is scheduled at once;
+  // a spinner on a busy machine waits out other processes' time slices.
+  alignas(64) uint32_t wake;
+  uint32_t sleepers;
 };
 
 enum class Flag { kStaged, kReduced, kDone, kAttached };
@@ -67,6 +74,11 @@ class Segment {
 
   uint64_t load(Flag flag) const;
   void store(Flag flag, uint64_t value) const;
+  // store(), then wakes whoever sleeps on this segment.
+  void raise(Flag flag, uint64_t value) const;
+  // Sleeps until `flag` may have reached `value` (this segment's owner
+  // raised a flag) or `timeout` passed; returns at once if it already has.
+  void sleep_until(Flag flag, uint64_t value, std::chrono::nanoseconds timeout) const;
 
  private:
   uint64_t* flag(Flag f) const;

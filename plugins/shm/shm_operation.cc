@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "peer_liveness.h"
-#include "strata/sdk/backoff.h"
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
 #include "strata/sdk/host_kernels.h"
@@ -18,6 +17,13 @@ using Clock = std::chrono::steady_clock;
 // a call whose peers keep up never makes a system call.
 constexpr auto kFirstCheck = std::chrono::milliseconds(2);
 constexpr auto kCheckEvery = std::chrono::milliseconds(5);
+
+// Rounds (~20-30 us) a wait spins before it sleeps on the peer's futex: a
+// peer running on another core raises its flag within microseconds, and one
+// that shares this core cannot run while this one spins.
+constexpr int kSpinRounds = 200;
+// The longest sleep: the peer waited for is looked at (/proc) in between.
+constexpr auto kLongestSleep = std::chrono::milliseconds(2);
 
 const char* flag_verb(Flag flag) {
   switch (flag) {
@@ -73,11 +79,24 @@ bool ShmOperation::test() {
 
 bool ShmOperation::wait(std::chrono::nanoseconds timeout) {
   const auto until = Clock::now() + timeout;
-  sdk::Backoff backoff;
+  int spins = 0;
   for (;;) {
+    const uint64_t chunk = chunk_;
+    const Phase phase = phase_;
     if (test()) return true;
-    if (Clock::now() >= until) return false;
-    backoff.pause();
+    const auto now = Clock::now();
+    if (now >= until) return false;
+    // Each wait spins afresh, then sleeps until the peer raises a flag.
+    if (chunk != chunk_ || phase != phase_) spins = 0;
+    if (++spins < kSpinRounds) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+      continue;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(until - now);
+    team_.segment(waiting_rank_)
+        .sleep_until(waiting_flag_, waiting_value_, std::min<std::chrono::nanoseconds>(left, kLongestSleep));
   }
 }
 
@@ -100,18 +119,18 @@ bool ShmOperation::advance() {
           if (count > slots && !reached(Peers::kAll, Flag::kDone, count - slots)) return false;
           stage(chunk_, slot(rank(), chunk_));
         }
-        own.store(Flag::kStaged, count);
+        own.raise(Flag::kStaged, count);
         phase_ = Phase::kReduce;
       }
       if (phase_ == Phase::kReduce) {
         if (!reached(before_reduce(), Flag::kStaged, count)) return false;
         reduce(chunk_);
-        own.store(Flag::kReduced, count);
+        own.raise(Flag::kReduced, count);
         phase_ = Phase::kGather;
       }
       if (!reached(before_gather(), Flag::kReduced, count)) return false;
       gather(chunk_);
-      own.store(Flag::kDone, count);
+      own.raise(Flag::kDone, count);
       phase_ = Phase::kStage;
       ++chunk_;
     }
