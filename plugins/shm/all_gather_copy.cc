@@ -61,8 +61,9 @@ class AllGatherCopy final : public ShmAlgorithm {
   }
 
   double cost(double bytes, int p) const override {
-    // bytes is the gathered output: stage 1/p of it, copy all of it.
-    return handoffs(bytes / p, 1) + copied(bytes / p) + copied(bytes);
+    // bytes is the gathered output: stage 1/p of it, copy the peers'
+    // (p-1)/p out (this rank's own block is a local copy, or none in place).
+    return handoffs(bytes / p, 1) + copied(bytes / p) + copied(bytes * (p - 1) / p);
   }
 };
 
