@@ -26,8 +26,6 @@ constexpr uint64_t kCount = 4000;  // f32: 16 chunks of the tests' 1 KiB
 constexpr milliseconds kFormation{3000};
 constexpr milliseconds kCallTimeout{8000};
 
-enum class Moment { kBetweenCalls, kMidCall };
-
 class ShmFault : public ::testing::TestWithParam<strata_op_t> {
  protected:
   void SetUp() override { before_ = dev_shm_entries(); }

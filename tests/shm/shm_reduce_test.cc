@@ -18,7 +18,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr int kRanks = 3;
+constexpr int kReduceRanks = 3;
 
 // Whole numbers 1..5 that differ by rank and element: every sum and product
 // of three is exact in every dtype (u8 and bf16 included), and a mean within
@@ -59,7 +59,7 @@ bool is_integer(strata_dtype_t dtype) {
 
 double reference(strata_dtype_t dtype, strata_redop_t op, uint64_t i) {
   double r = value(0, i);
-  for (int k = 1; k < kRanks; ++k) {
+  for (int k = 1; k < kReduceRanks; ++k) {
     const double v = value(k, i);
     switch (op) {
       case STRATA_PROD: r *= v; break;
@@ -68,7 +68,7 @@ double reference(strata_dtype_t dtype, strata_redop_t op, uint64_t i) {
       default: r += v; break;
     }
   }
-  if (op == STRATA_MEAN) r = is_integer(dtype) ? std::trunc(r / kRanks) : r / kRanks;
+  if (op == STRATA_MEAN) r = is_integer(dtype) ? std::trunc(r / kReduceRanks) : r / kReduceRanks;
   return r;
 }
 
@@ -78,20 +78,20 @@ struct Shape {
   bool in_place;
 };
 
-// Runs every dtype x operator of `shape` on one team of kRanks processes;
+// Runs every dtype x operator of `shape` on one team of kReduceRanks processes;
 // each rank reports its mismatches.
 void run_every_dtype_and_operator(const Shape& shape) {
-  Job job(kRanks);
+  Job job(kReduceRanks);
   job.start([&](int r, FileStoreHost& host) {
     auto algorithm = make_algorithm(shape.op, test_options());
-    Rank rank(host, r, kRanks, milliseconds(5000));
+    Rank rank(host, r, kReduceRanks, milliseconds(5000));
     if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
       job.report_from(r, "formation: " + o.message);
       return 1;
     }
     std::ostringstream errors;
     const bool scatter = shape.op == STRATA_REDUCE_SCATTER;
-    const uint64_t in_count = shape.count * (scatter ? kRanks : 1);
+    const uint64_t in_count = shape.count * (scatter ? kReduceRanks : 1);
     for (strata_dtype_t dtype = 0; dtype < STRATA_DTYPE_COUNT; ++dtype) {
       const size_t elem = sdk::dtype_size(dtype);
       for (strata_redop_t redop = 0; redop < STRATA_REDOP_COUNT; ++redop) {
@@ -124,7 +124,7 @@ void run_every_dtype_and_operator(const Shape& shape) {
     job.report_from(r, errors.str());
     return errors.str().empty() ? 0 : 1;
   });
-  for (int r = 0; r < kRanks; ++r) {
+  for (int r = 0; r < kReduceRanks; ++r) {
     EXPECT_EQ(job.reap(r, milliseconds(60000)), 0) << "rank " << r << ":\n" << job.report(r);
   }
 }
@@ -175,18 +175,18 @@ TEST(ShmDecline, TeamsThatSpanHostsAreDeclined) {
 }
 
 TEST(ShmFormation, ARankOnAnotherHostIsNamed) {
-  Job job(kRanks);
+  Job job(kReduceRanks);
   job.start([&](int r, FileStoreHost& host) {
     ::setenv("STRATA_HOST_ID", r == 1 ? "elsewhere" : "here", 1);
     auto algorithm = make_all_reduce_sliced(test_options());
-    Rank rank(host, r, kRanks, milliseconds(5000));
+    Rank rank(host, r, kReduceRanks, milliseconds(5000));
     const Outcome o = rank.form(*algorithm);
     job.report_from(r, o.message);
     job.wait_released(milliseconds(20000));
     return o.code == STRATA_FAILED_PRECONDITION ? 0 : 1;
   });
   EXPECT_TRUE(job.release_after_reports({0, 1, 2}, milliseconds(20000)));
-  for (int r = 0; r < kRanks; ++r) {
+  for (int r = 0; r < kReduceRanks; ++r) {
     EXPECT_EQ(job.reap(r, milliseconds(20000)), 0) << job.report(r);
     const std::string named = r == 1 ? "rank 0 (pid" : "rank 1 (pid";
     EXPECT_NE(job.report(r).find(named), std::string::npos) << job.report(r);
