@@ -1,7 +1,9 @@
 // Issue 24, point 2, as a user meets it: a 2-worker job told its place by
 // TF_CONFIG (strata launch, no mpirun, no ompi-server: not one MPI world),
-// collectives.implementation auto, every plugin loaded. The mpi plugin comes
-// first in AUTO but its team_create declines such a team; the job must pass
+// collectives.implementation auto, every plugin loaded but shm (on one host
+// AUTO ranks shm first, so mpi would never be asked; shm is disabled here to
+// keep this test about mpi's decline). The mpi plugin then comes first in
+// AUTO but its team_create declines such a team; the job must pass
 // each call on to the next candidate (grpc_ring) on both workers, train to
 // the same figures as every other run of this demo, exit 0, and say (at
 // info level) that mpi was skipped and why.
@@ -20,7 +22,7 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(LaunchDecliningMpi, ANoMpiWorldJobRunsOnTheNextCandidateAndSaysWhy) {
   // --timeout: a job that hangs fails the test with 124 instead.
   const strata::testing::CommandRun r = strata::testing::run_command(
-      std::string("STRATA_LOG_LEVEL=info ") + STRATA_CLI +
+      std::string("STRATA_LOG_LEVEL=info STRATA_PLUGINS_DISABLE=shm ") + STRATA_CLI +
       " launch --timeout 240s -n 2 --devices-per-worker 2 --no-ompi-server -- " +
       STRATA_TRAIN_DIGITS + " --epochs 3 --config " + STRATA_SOURCE_DIR +
       "/configs/multi_worker_mirrored_cpu.yaml");

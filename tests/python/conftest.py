@@ -133,7 +133,7 @@ def _tail(tmp_path, rank, chars=3000):
 
 GRPC_RING_CONFIG = """strata: 1
 plugins:
-  disable: [mpi]
+  disable: [mpi, shm]
   options:
     grpc_ring:
       listen_address: 127.0.0.1:0

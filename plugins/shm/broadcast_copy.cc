@@ -1,0 +1,72 @@
+// shm/broadcast/copy: the root stages each chunk of its input in its slot;
+// every other rank copies it straight into its output as soon as it is
+// there. Only the root's flag is waited for, and the root runs up to
+// `slots` chunks ahead of the slowest reader.
+#include <algorithm>
+#include <cstring>
+
+#include "shm_algorithm.h"
+#include "strata/sdk/types.h"
+
+namespace strata::shm {
+namespace {
+
+class BroadcastCopyOperation final : public ShmOperation {
+ public:
+  BroadcastCopyOperation(ShmTeam& team, const strata_call_t& call, uint64_t per_chunk)
+      : ShmOperation(team, call, (call.desc->count + per_chunk - 1) / per_chunk),
+        per_chunk_(per_chunk), root_(call.desc->root == team.rank()) {}
+
+ private:
+  uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
+  uint64_t length(uint64_t chunk) const {
+    return std::min(per_chunk_, desc().count - first(chunk));
+  }
+
+  bool stages() const override { return root_; }
+  void stage(uint64_t chunk, std::byte* slot) override {
+    std::memcpy(slot, in() + first(chunk) * elem(), length(chunk) * elem());
+  }
+  Peers before_reduce() const override { return root_ ? Peers::kNone : Peers::kRoot; }
+  void reduce(uint64_t chunk) override {
+    std::byte* dst = out() + first(chunk) * elem();
+    const uint64_t bytes = length(chunk) * elem();
+    if (!root_) {
+      std::memcpy(dst, slot(desc().root, chunk), bytes);
+    } else if (dst != in() + first(chunk) * elem()) {
+      std::memcpy(dst, in() + first(chunk) * elem(), bytes);
+    }
+  }
+  Peers before_gather() const override { return Peers::kNone; }
+  void gather(uint64_t) override {}
+
+  uint64_t per_chunk_;
+  bool root_;
+};
+
+class BroadcastCopy final : public ShmAlgorithm {
+ public:
+  explicit BroadcastCopy(const ShmOptions& options)
+      : ShmAlgorithm("copy", STRATA_BROADCAST,
+                     "through shared memory: the root stages its input, every rank copies it "
+                     "out, chunks pipelined",
+                     options) {}
+
+ private:
+  std::unique_ptr<ShmOperation> operation(ShmTeam& team, const strata_call_t& call) override {
+    return std::make_unique<BroadcastCopyOperation>(team, call,
+                                                    chunk_elements(call.desc->dtype));
+  }
+
+  double cost(double bytes, int /*p*/) const override {
+    return handoffs(bytes, 1) + copied(bytes) + copied(bytes);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Algorithm> make_broadcast_copy(const ShmOptions& options) {
+  return std::make_unique<BroadcastCopy>(options);
+}
+
+}  // namespace strata::shm

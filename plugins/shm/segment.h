@@ -1,0 +1,95 @@
+// One rank's shared segment: an anonymous memfd (nothing is named in
+// /dev/shm, so nothing can outlive the job), mapped MAP_SHARED by its owner
+// and by every peer, which open it through /proc/<owner pid>/fd/<fd> — the
+// kernel allows that between processes of one user. The memory is freed
+// when the last process that maps it exits, however it exits.
+//
+// Layout: a header of 64-byte lines (one flag per line, so a peer spinning
+// on one flag never shares a cache line with a flag being written), then
+// `slots` page-aligned slots of `slot_bytes` each.
+#ifndef STRATA_PLUGINS_SHM_SEGMENT_H_
+#define STRATA_PLUGINS_SHM_SEGMENT_H_
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace strata::shm {
+
+inline constexpr uint64_t kSegmentMagic = 0x5354524154415348ull;  // "STRATASH"
+
+// The header every segment starts with. Flags are counters that only grow
+// (chunks since the team formed), read and written through std::atomic_ref
+// so they work across processes (lock-free 8-byte atomics are address-free).
+struct SegmentHeader {
+  alignas(64) uint64_t magic;  // written last by the owner, before it publishes
+  uint64_t owner_pid;
+  uint64_t team_id;
+  uint64_t rank;
+  uint64_t slots;
+  uint64_t slot_bytes;
+  alignas(64) uint64_t staged;   // chunks whose input this rank staged
+  alignas(64) uint64_t reduced;  // chunks whose slice this rank reduced (or copied)
+  alignas(64) uint64_t done;     // chunks this rank read everything it needed of
+  alignas(64) uint64_t attached; // 1 once this rank mapped every peer
+  // The futex peers sleep on once they have spun long enough waiting for one
+  // of this rank's flags, and how many sleep: raising a flag makes a system
+  // call only when someone sleeps. A woken sleeper is scheduled at once;
+  // a spinner on a busy machine waits out other processes' time slices.
+  alignas(64) uint32_t wake;
+  uint32_t sleepers;
+};
+
+enum class Flag { kStaged, kReduced, kDone, kAttached };
+
+class Segment {
+ public:
+  // A new zero-filled segment for `slots` slots of `slot_bytes` (a multiple
+  // of the page size). Throws sdk::Error.
+  static Segment create(const std::string& name, uint64_t slots, uint64_t slot_bytes);
+  // Maps the segment `fd` of process `pid`, `bytes` long, laid out as
+  // `slots` x `slot_bytes` (what the owner published). Throws sdk::Error
+  // carrying errno's text; the caller names the rank.
+  static Segment open(pid_t pid, int fd, uint64_t slots, uint64_t slot_bytes);
+
+  Segment() = default;
+  ~Segment();
+  Segment(Segment&& other) noexcept;
+  Segment& operator=(Segment&& other) noexcept;
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+
+  static uint64_t bytes_for(uint64_t slots, uint64_t slot_bytes);
+
+  SegmentHeader& header() const { return *reinterpret_cast<SegmentHeader*>(base_); }
+  std::byte* slot(uint64_t index) const;
+  uint64_t bytes() const { return bytes_; }
+  int fd() const { return fd_; }
+  // Every peer has its own mapping: the descriptor is no longer needed.
+  void close_fd();
+
+  uint64_t load(Flag flag) const;
+  void store(Flag flag, uint64_t value) const;
+  // store(), then wakes whoever sleeps on this segment.
+  void raise(Flag flag, uint64_t value) const;
+  // Sleeps until `flag` may have reached `value` (this segment's owner
+  // raised a flag) or `timeout` passed; returns at once if it already has.
+  void sleep_until(Flag flag, uint64_t value, std::chrono::nanoseconds timeout) const;
+
+ private:
+  uint64_t* flag(Flag f) const;
+
+  std::byte* base_ = nullptr;
+  uint64_t bytes_ = 0;
+  uint64_t slots_ = 1;
+  uint64_t slot_bytes_ = 0;
+  int fd_ = -1;
+};
+
+}  // namespace strata::shm
+
+#endif  // STRATA_PLUGINS_SHM_SEGMENT_H_

@@ -1,0 +1,219 @@
+#include "shm_operation.h"
+
+#include <algorithm>
+
+#include "peer_liveness.h"
+#include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
+#include "strata/sdk/host_kernels.h"
+#include "strata/sdk/types.h"
+
+namespace strata::shm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The first look at the peers after this much waiting, then this often:
+// a call whose peers keep up never makes a system call.
+constexpr auto kFirstCheck = std::chrono::milliseconds(2);
+constexpr auto kCheckEvery = std::chrono::milliseconds(5);
+
+// Rounds (~20-30 us) a wait spins before it sleeps on the peer's futex: a
+// peer running on another core raises its flag within microseconds, and one
+// that shares this core cannot run while this one spins.
+constexpr int kSpinRounds = 200;
+// The longest sleep: the peer waited for is looked at (/proc) in between.
+constexpr auto kLongestSleep = std::chrono::milliseconds(2);
+
+const char* flag_verb(Flag flag) {
+  switch (flag) {
+    case Flag::kStaged: return "stage its input for";
+    case Flag::kReduced: return "reduce its slice of";
+    case Flag::kDone: return "finish reading";
+    case Flag::kAttached: return "attach for";
+  }
+  return "reach";
+}
+
+}  // namespace
+
+Slice slice_of(uint64_t n, size_t elem, int parts, int j) {
+  const uint64_t unit = std::max<uint64_t>(1, 64 / elem);
+  const uint64_t units = (n + unit - 1) / unit;
+  const auto p = static_cast<uint64_t>(parts);
+  const auto at = [&](uint64_t k) { return std::min(n, unit * (units * k / p)); };
+  return {at(static_cast<uint64_t>(j)), at(static_cast<uint64_t>(j) + 1)};
+}
+
+ShmOperation::ShmOperation(ShmTeam& team, const strata_call_t& call, uint64_t chunks)
+    : team_(team), desc_(*call.desc), sequence_(call.sequence), deadline_ns_(call.deadline_ns),
+      elem_(sdk::dtype_size(call.desc->dtype)),
+      in_(static_cast<std::byte*>(call.inputs[0].data)),
+      out_(static_cast<std::byte*>(call.outputs[0].data)), chunks_(chunks) {}
+
+void ShmOperation::post() {
+  posted_ = true;
+  try {
+    team_.check_usable();
+  } catch (const sdk::Error& e) {
+    failed_code_ = e.code();
+    failed_ = e.what();
+    throw;
+  }
+  base_ = team_.chunks_run();
+  // The host clock and steady_clock need not share an epoch: carry over the
+  // time left, not the absolute value.
+  const auto now = Clock::now();
+  deadline_ = now + std::chrono::nanoseconds(std::max<int64_t>(0, deadline_ns_ - sdk::Host::now_ns()));
+  next_check_ = now + kFirstCheck;
+  advance();
+}
+
+bool ShmOperation::test() {
+  if (!posted_) throw sdk::Error(STRATA_FAILED_PRECONDITION, "test() before post()");
+  if (failed_code_ != STRATA_OK) throw sdk::Error(failed_code_, failed_);
+  if (advance()) return true;
+  check_waiting();
+  return false;
+}
+
+bool ShmOperation::wait(std::chrono::nanoseconds timeout) {
+  const auto until = Clock::now() + timeout;
+  int spins = 0;
+  for (;;) {
+    const uint64_t chunk = chunk_;
+    const Phase phase = phase_;
+    if (test()) return true;
+    const auto now = Clock::now();
+    if (now >= until) return false;
+    // Each wait spins afresh, then sleeps until the peer raises a flag.
+    if (chunk != chunk_ || phase != phase_) spins = 0;
+    if (++spins < kSpinRounds) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+      continue;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(until - now);
+    team_.segment(waiting_rank_)
+        .sleep_until(waiting_flag_, waiting_value_, std::min<std::chrono::nanoseconds>(left, kLongestSleep));
+  }
+}
+
+void ShmOperation::abort() {
+  if (posted_ && !done_) {
+    team_.mark_broken("call " + std::to_string(sequence_) + " was aborted before it finished");
+  }
+}
+
+bool ShmOperation::advance() {
+  if (done_) return true;
+  const Segment& own = team_.own();
+  const uint64_t slots = team_.options().slots;
+  try {
+    while (chunk_ < chunks_) {
+      const uint64_t count = base_ + chunk_ + 1;  // every flag's value once this chunk passes it
+      if (phase_ == Phase::kStage) {
+        if (stages()) {
+          // The slot last held chunk count-1-slots: every peer must be done with it.
+          if (count > slots && !reached(Peers::kAll, Flag::kDone, count - slots)) return false;
+          stage(chunk_, slot(rank(), chunk_));
+        }
+        own.raise(Flag::kStaged, count);
+        phase_ = Phase::kReduce;
+      }
+      if (phase_ == Phase::kReduce) {
+        if (!reached(before_reduce(), Flag::kStaged, count)) return false;
+        reduce(chunk_);
+        own.raise(Flag::kReduced, count);
+        phase_ = Phase::kGather;
+      }
+      if (!reached(before_gather(), Flag::kReduced, count)) return false;
+      gather(chunk_);
+      own.raise(Flag::kDone, count);
+      phase_ = Phase::kStage;
+      ++chunk_;
+    }
+  } catch (const sdk::Error& e) {
+    fail(e.code(), e.what());
+  }
+  team_.add_chunks(chunks_);
+  done_ = true;
+  return true;
+}
+
+bool ShmOperation::reached(Peers who, Flag flag, uint64_t value) {
+  switch (who) {
+    case Peers::kNone:
+      return true;
+    case Peers::kRoot: {
+      const int root = desc_.root;
+      if (root == rank() || team_.segment(root).load(flag) >= value) return true;
+      waiting_rank_ = root;
+      waiting_flag_ = flag;
+      waiting_value_ = value;
+      return false;
+    }
+    case Peers::kAll:
+      for (int peer = 0; peer < size(); ++peer) {
+        if (peer != rank() && team_.segment(peer).load(flag) < value) {
+          waiting_rank_ = peer;
+          waiting_flag_ = flag;
+          waiting_value_ = value;
+          return false;
+        }
+      }
+      return true;
+  }
+  return true;
+}
+
+void ShmOperation::check_waiting() {
+  const auto now = Clock::now();
+  if (now < next_check_ || waiting_rank_ < 0) return;
+  next_check_ = now + kCheckEvery;
+  const std::string waited = std::string(" while this rank waited for it to ") +
+                             flag_verb(waiting_flag_) + " chunk " + std::to_string(chunk_ + 1) +
+                             " of " + std::to_string(chunks_);
+  if (std::string trouble = peer_trouble(waiting_rank_, team_.pid(waiting_rank_));
+      !trouble.empty()) {
+    // A rank may finish its part and exit (a broadcast's root, the last
+    // call of a job) while this one still reads its segment, which stays
+    // mapped here: only a flag it never raised is a failure. Its flags are
+    // final now, so one more look settles it.
+    if (team_.segment(waiting_rank_).load(waiting_flag_) < waiting_value_) {
+      fail(STRATA_PEER_FAILED, trouble + waited);
+    }
+    return;
+  }
+  if (now >= deadline_) {
+    fail(STRATA_TIMED_OUT, "rank " + std::to_string(waiting_rank_) + " (pid " +
+                               std::to_string(team_.pid(waiting_rank_)) +
+                               ") is running but did not keep up by the call's deadline" +
+                               waited);
+  }
+}
+
+void ShmOperation::reduce_into(std::byte* const* dsts, uint32_t num_dsts,
+                               const std::byte* const* srcs, uint32_t num_srcs, uint64_t count,
+                               strata_redop_t redop) const {
+  if (count == 0) return;
+  if (!sdk::reduce_host_multi(desc_.dtype, redop, reinterpret_cast<void* const*>(dsts), num_dsts,
+                              reinterpret_cast<const void* const*>(srcs), num_srcs, count,
+                              static_cast<uint32_t>(size()))) {
+    throw sdk::Error(STRATA_INVALID_ARGUMENT,
+                     std::string("the SDK's host kernels do not know dtype ") +
+                         sdk::dtype_name(desc_.dtype) + " with operator " +
+                         std::to_string(redop));
+  }
+}
+
+void ShmOperation::fail(strata_status_t code, const std::string& why) {
+  team_.mark_broken(why);
+  failed_code_ = code;
+  failed_ = "shm " + std::string(sdk::op_name(desc_.op)) + " (" + team_.where() + ", call " +
+            std::to_string(sequence_) + "): " + why;
+  throw sdk::Error(failed_code_, failed_);
+}
+
+}  // namespace strata::shm

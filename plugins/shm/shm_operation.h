@@ -1,0 +1,112 @@
+// One collective call through the segments, as a sequence of chunks, each in
+// three phases every rank runs in the same order:
+//
+//   stage   write this rank's input for the chunk into its own slot (after
+//           every peer is done with what that slot held `slots` chunks ago),
+//           then raise `staged`;
+//   reduce  once the peers it needs have staged: read their slots (reduce a
+//           slice, or copy), then raise `reduced`;
+//   gather  once the peers it needs have reduced: copy their results out,
+//           then raise `done`.
+//
+// Every flag is raised for every chunk, data or not, so each counts the
+// team's chunks and a wait is "flag >= chunk + 1". An algorithm is a
+// subclass saying what each phase does and whom it waits for. Nothing here
+// makes a system call while the peers keep up: a small call is one flag
+// hand-off. Waits spin, then back off; while they do, the rank waited for is
+// checked (/proc) so a dead or stopped peer fails the call, named, well
+// within its deadline.
+#ifndef STRATA_PLUGINS_SHM_SHM_OPERATION_H_
+#define STRATA_PLUGINS_SHM_SHM_OPERATION_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "segment.h"
+#include "shm_team.h"
+#include "strata/sdk/algorithm.h"
+
+namespace strata::shm {
+
+// Whose flag a phase waits for.
+enum class Peers { kNone, kRoot, kAll };
+
+// Elements [begin, end) of slice `j` when `n` elements are cut into `parts`
+// slices whose boundaries fall on 64-byte lines where they can.
+struct Slice {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t size() const { return end - begin; }
+};
+Slice slice_of(uint64_t n, size_t elem, int parts, int j);
+
+class ShmOperation : public sdk::Operation {
+ public:
+  ShmOperation(ShmTeam& team, const strata_call_t& call, uint64_t chunks);
+
+  void post() override;
+  bool test() override;
+  bool wait(std::chrono::nanoseconds timeout) override;
+  void abort() override;
+
+ protected:
+  // Whether this rank writes its slot (in stage or reduce).
+  virtual bool stages() const = 0;
+  virtual void stage(uint64_t chunk, std::byte* slot) = 0;
+  virtual Peers before_reduce() const = 0;
+  virtual void reduce(uint64_t chunk) = 0;
+  virtual Peers before_gather() const = 0;
+  virtual void gather(uint64_t chunk) = 0;
+
+  // Rank `rank`'s slot for this call's chunk `chunk`.
+  std::byte* slot(int rank, uint64_t chunk) const {
+    return team_.segment(rank).slot(base_ + chunk);
+  }
+  const strata_call_desc_t& desc() const { return desc_; }
+  const ShmTeam& team() const { return team_; }
+  int rank() const { return team_.rank(); }
+  int size() const { return team_.size(); }
+  size_t elem() const { return elem_; }
+  std::byte* in() const { return in_; }
+  std::byte* out() const { return out_; }
+  // Reduces `num_srcs` sources of `count` elements into each of the dsts
+  // (MEAN divides by the team size); throws on a dtype or operator the SDK's
+  // kernels do not know.
+  void reduce_into(std::byte* const* dsts, uint32_t num_dsts, const std::byte* const* srcs,
+                   uint32_t num_srcs, uint64_t count, strata_redop_t redop) const;
+
+ private:
+  enum class Phase { kStage, kReduce, kGather };
+  bool advance();
+  bool reached(Peers who, Flag flag, uint64_t value);
+  void check_waiting();
+  [[noreturn]] void fail(strata_status_t code, const std::string& why);
+
+  ShmTeam& team_;
+  strata_call_desc_t desc_;
+  uint64_t sequence_;
+  int64_t deadline_ns_;
+  size_t elem_;
+  std::byte* in_;
+  std::byte* out_;
+  uint64_t chunks_;
+  uint64_t base_ = 0;
+  uint64_t chunk_ = 0;
+  Phase phase_ = Phase::kStage;
+  bool posted_ = false;
+  bool done_ = false;
+  // What the last unmet wait was for, so a failure can say.
+  int waiting_rank_ = -1;
+  Flag waiting_flag_ = Flag::kStaged;
+  uint64_t waiting_value_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
+  std::chrono::steady_clock::time_point next_check_;
+  strata_status_t failed_code_ = STRATA_OK;  // a failure is final: test() repeats it
+  std::string failed_;
+};
+
+}  // namespace strata::shm
+
+#endif  // STRATA_PLUGINS_SHM_SHM_OPERATION_H_

@@ -1,0 +1,221 @@
+// A rank that is killed (kill -9) or stopped (SIGSTOP) at different moments:
+// the survivors' call fails well within its deadline with an error naming
+// the rank and its pid, a later call on the broken team is refused, nothing
+// new is left in /dev/shm, and no process of the job is left behind.
+// Parameterised by the collective, like gloo's tests.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "shm_harness.h"
+#include "strata/sdk/types.h"
+
+namespace strata::shm::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr int kRanks = 3;
+constexpr int kVictim = 2;
+constexpr uint64_t kCount = 4000;  // f32: 16 chunks of the tests' 1 KiB
+constexpr milliseconds kFormation{3000};
+constexpr milliseconds kCallTimeout{8000};
+
+class ShmFault : public ::testing::TestWithParam<strata_op_t> {
+ protected:
+  void SetUp() override { before_ = dev_shm_entries(); }
+
+  // One f32 call of the test's collective; the victim is the root.
+  Outcome call(Rank& rank, sdk::Algorithm& algorithm) {
+    return rank.call(algorithm, GetParam(), STRATA_F32, STRATA_SUM, in_.data(), out_.data(),
+                     kCount, kVictim, kCallTimeout);
+  }
+
+  // Survivors: form, one good call, then calls until one fails; report it
+  // and whether a later call was refused as on a broken team.
+  int survivor(int r, FileStoreHost& host, Job& job) {
+    auto algorithm = make_algorithm(GetParam(), test_options());
+    Rank rank(host, r, kRanks, kFormation);
+    if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
+      job.report_from(r, "formation failed: " + o.message);
+      return 1;
+    }
+    if (Outcome o = call(rank, *algorithm); o.code != STRATA_OK) {
+      job.report_from(r, "first call failed: " + o.message);
+      return 1;
+    }
+    // The victim may have finished its part of the call it was killed in
+    // (a barrier's flag is raised at post): that call then succeeds, and
+    // the next one must fail.
+    Outcome failed;
+    for (int i = 0; i < 2 && failed.code == STRATA_OK; ++i) failed = call(rank, *algorithm);
+    if (failed.code == STRATA_OK) {
+      job.report_from(r, "two calls after the victim went away succeeded");
+      job.wait_released(milliseconds(20000));
+      return 1;
+    }
+    const Outcome refused = call(rank, *algorithm);
+    job.report_from(r, std::to_string(failed.code) + "|" + std::to_string(failed.seconds) + "|" +
+                           failed.message + "|" + refused.message);
+    job.wait_released(milliseconds(20000));
+    return 0;
+  }
+
+  std::vector<int> survivors() const {
+    std::vector<int> ranks;
+    for (int r = 0; r < kRanks; ++r) {
+      if (r != kVictim) ranks.push_back(r);
+    }
+    return ranks;
+  }
+
+  void prepare() {
+    in_.assign(kCount * kRanks, 1.0f);
+    out_.assign(kCount * kRanks, 0.0f);
+  }
+
+  // Every survivor failed with PEER_FAILED naming the victim as `what`,
+  // well within the deadline; the broken team refused the next call.
+  void expect_survivors_named_victim(Job& job, const std::string& what) {
+    const std::string victim =
+        "rank " + std::to_string(kVictim) + " (pid " + std::to_string(job.pid(kVictim)) + ") " +
+        what;
+    EXPECT_TRUE(job.release_after_reports(survivors(), milliseconds(20000)));
+    for (int r = 0; r < kRanks; ++r) {
+      if (r == kVictim) continue;
+      EXPECT_EQ(job.reap(r, milliseconds(20000)), 0) << "rank " << r << ": " << job.report(r);
+      const std::string report = job.report(r);
+      std::vector<std::string> parts;
+      size_t at = 0;
+      for (size_t bar; (bar = report.find('|', at)) != std::string::npos; at = bar + 1) {
+        parts.push_back(report.substr(at, bar - at));
+      }
+      parts.push_back(report.substr(at));
+      ASSERT_EQ(parts.size(), 4u) << "rank " << r << ": " << report;
+      EXPECT_EQ(parts[0], std::to_string(STRATA_PEER_FAILED)) << report;
+      EXPECT_LT(std::stod(parts[1]), 3.0) << "detected too late: " << report;
+      EXPECT_NE(parts[2].find(victim), std::string::npos) << "expected '" << victim << "' in: "
+                                                          << parts[2];
+      EXPECT_NE(parts[3].find("an earlier call on this team failed"), std::string::npos)
+          << parts[3];
+    }
+  }
+
+  void expect_nothing_left(Job& job) {
+    EXPECT_TRUE(job.finish(milliseconds(20000))) << "a rank had to be killed";
+    errno = 0;
+    EXPECT_EQ(::kill(-job.pid(0), 0), -1) << "a process of the job is still there";
+    EXPECT_EQ(errno, ESRCH);
+    EXPECT_EQ(dev_shm_entries(), before_) << "the job left an entry in /dev/shm";
+  }
+
+  std::set<std::string> before_;
+  std::vector<float> in_, out_;
+};
+
+TEST_P(ShmFault, RankKilledBetweenCallsIsNamedDead) {
+  prepare();
+  Job job(kRanks);
+  job.start([&](int r, FileStoreHost& host) {
+    if (r != kVictim) return survivor(r, host, job);
+    auto algorithm = make_algorithm(GetParam(), test_options());
+    Rank rank(host, r, kRanks, kFormation);
+    if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
+      return 1;
+    }
+    ::raise(SIGKILL);
+    return 1;
+  });
+  expect_survivors_named_victim(job, "died");
+  EXPECT_EQ(job.reap(kVictim, milliseconds(5000)), -SIGKILL);
+  expect_nothing_left(job);
+}
+
+TEST_P(ShmFault, RankKilledMidCallIsNamedDead) {
+  prepare();
+  Job job(kRanks);
+  job.start([&](int r, FileStoreHost& host) {
+    if (r != kVictim) return survivor(r, host, job);
+    auto algorithm = make_algorithm(GetParam(), test_options());
+    Rank rank(host, r, kRanks, kFormation);
+    if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
+      return 1;
+    }
+    // Posted: the first chunks are staged and flagged; then it is gone.
+    Outcome unused;
+    auto op = rank.post(*algorithm, GetParam(), STRATA_F32, STRATA_SUM, in_.data(), out_.data(),
+                        kCount, kVictim, kCallTimeout, &unused);
+    ::raise(SIGKILL);
+    return 1;
+  });
+  expect_survivors_named_victim(job, "died");
+  expect_nothing_left(job);
+}
+
+TEST_P(ShmFault, StoppedRankIsNamedStopped) {
+  prepare();
+  Job job(kRanks);
+  job.start([&](int r, FileStoreHost& host) {
+    if (r != kVictim) return survivor(r, host, job);
+    auto algorithm = make_algorithm(GetParam(), test_options());
+    Rank rank(host, r, kRanks, kFormation);
+    if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
+      return 1;
+    }
+    ::raise(SIGSTOP);
+    return 1;
+  });
+  expect_survivors_named_victim(job, "is stopped");
+  ::kill(job.pid(kVictim), SIGKILL);
+  expect_nothing_left(job);
+}
+
+TEST_P(ShmFault, RankKilledDuringFormationIsNamed) {
+  Job job(kRanks);
+  job.start([&](int r, FileStoreHost& host) {
+    auto algorithm = make_algorithm(GetParam(), test_options());
+    Rank rank(host, r, kRanks, kFormation);
+    // The survivors come once the victim, which had published its segment
+    // and was waiting for them, is dead.
+    if (r != kVictim) job.wait_for("victim_killed", milliseconds(20000));
+    const Outcome o = rank.form(*algorithm);
+    job.report_from(r, std::to_string(o.code) + "|" + std::to_string(o.seconds) + "|" + o.message);
+    job.wait_released(milliseconds(20000));
+    return 0;
+  });
+  const std::string published = job.dir() + "/store_shm_segment_" + std::to_string(kVictim);
+  for (int i = 0; i < 2000 && ::access(published.c_str(), F_OK) != 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  ASSERT_EQ(::access(published.c_str(), F_OK), 0) << "the victim never published its segment";
+  ::kill(job.pid(kVictim), SIGKILL);
+  job.signal("victim_killed");
+  const std::string victim = "rank 2 (pid " + std::to_string(job.pid(kVictim)) + ") died";
+  EXPECT_TRUE(job.release_after_reports(survivors(), milliseconds(20000)));
+  for (int r = 0; r < kRanks; ++r) {
+    if (r == kVictim) continue;
+    EXPECT_EQ(job.reap(r, milliseconds(20000)), 0);
+    const std::string report = job.report(r);
+    EXPECT_EQ(report.rfind(std::to_string(STRATA_PEER_FAILED) + "|", 0), 0u) << report;
+    EXPECT_NE(report.find(victim), std::string::npos) << report;
+  }
+  expect_nothing_left(job);
+}
+
+std::string op_param_name(const ::testing::TestParamInfo<strata_op_t>& info) {
+  return sdk::op_name(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, ShmFault,
+                         ::testing::Values(STRATA_ALL_REDUCE, STRATA_BROADCAST,
+                                           STRATA_ALL_GATHER, STRATA_REDUCE_SCATTER,
+                                           STRATA_REDUCE, STRATA_BARRIER),
+                         op_param_name);
+
+}  // namespace
+}  // namespace strata::shm::testing
