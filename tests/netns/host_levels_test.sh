@@ -2,8 +2,9 @@
 # Host composition across real hosts: 2 network namespaces joined by a veth
 # pair, 2 processes in each, one job of 4 (TF_CONFIG). Core must see 2 hosts
 # (the network namespace is part of the host key), compose every op by host
-# (collectives.hierarchy: host): store_exchange or grpc_ring among the two
-# processes of each host, grpc_ring between the host leaders over the veth.
+# (collectives.hierarchy: host): shm among the two processes of each host
+# (store_exchange where the shm plugin is not built), grpc_ring between the
+# host leaders over the veth.
 # Every op's result is checked against the flat reference by
 # host_levels_worker; `strata explain --join` must show both levels.
 #
@@ -99,6 +100,14 @@ run_job() {  # name port command...: every rank in its host, bounded; fails on a
   return $status
 }
 
+# AUTO's choice inside a host: shm wherever it is built (it declines teams
+# that span hosts, so it cannot serve the leaders).
+if compgen -G "$bin/../lib/strata/plugins/libstrata_shm.so" > /dev/null; then
+  intra_reduce=shm/reduce/sliced
+else
+  intra_reduce=store_exchange/reduce/exchange
+fi
+
 # --- 1. every op, checked against the flat reference, on every rank.
 run_job ops 29700 "$worker" "$config" || fail "the composed ops failed"
 for r in 0 1 2 3; do
@@ -110,8 +119,8 @@ for r in 0 1 2 3; do
 done
 cat "$work/ops.0.log" | sed -n '/^all_reduce:/,$p'
 grep -q "^all_reduce: composed by host" "$work/ops.0.log" || fail "all_reduce was not composed by host"
-grep -q "^  intra-host reduce: store_exchange/reduce/exchange" "$work/ops.0.log" ||
-  fail "the intra-host level does not reduce with store_exchange"
+grep -q "^  intra-host reduce: $intra_reduce" "$work/ops.0.log" ||
+  fail "the intra-host level does not reduce with $intra_reduce"
 grep -q "^  inter-host all_reduce: grpc_ring/all_reduce/ring" "$work/ops.0.log" ||
   fail "the inter-host level does not all-reduce with grpc_ring"
 echo "every op matched the flat reference on all 4 ranks ($checked results each)"
@@ -125,7 +134,7 @@ grep -q "rank 3 on host 1 (ranks 2, 3)" "$work/explain.3.log" || fail "rank 3's 
 grep -q "^hierarchy: composed by host" "$work/explain.0.log" || fail "explain shows no host composition"
 grep -Eq "^ +2 +inter-host +2 host leaders +all_reduce +grpc_ring/all_reduce/ring" "$work/explain.0.log" ||
   fail "explain does not show grpc_ring between the hosts"
-grep -Eq "^ +1 +intra-host .* reduce +store_exchange/reduce/exchange" "$work/explain.0.log" ||
+grep -Eq "^ +1 +intra-host .* reduce +$intra_reduce" "$work/explain.0.log" ||
   fail "explain does not show the intra-host level"
 for h in 0 1; do
   [[ -z $(ip netns pids "$(host_ns $h)") ]] || fail "processes left behind on host $h"
