@@ -1,0 +1,81 @@
+// The operation behind shm/all_reduce/sliced and shm/reduce/sliced: every
+// rank stages its input chunk in its own slot; rank r reduces slice r of the
+// chunk from every slot into its own slot (a receiving rank straight into its
+// output as well), and each receiving rank copies the other slices out. An
+// all-reduce is a reduce in which every rank receives. Calls up to
+// direct_bytes skip the slices: each receiving rank reduces the whole buffer
+// from every slot, one flag hand-off per call. Slices are reduced in rank
+// order on one rank and copied, so every receiver gets bit-identical results;
+// a rank that does not receive never writes its output.
+#ifndef STRATA_PLUGINS_SHM_SLICED_REDUCTION_H_
+#define STRATA_PLUGINS_SHM_SLICED_REDUCTION_H_
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "shm_algorithm.h"
+
+namespace strata::shm {
+
+class SlicedReductionOperation final : public ShmOperation {
+ public:
+  // every_rank_receives: all_reduce (each rank is a root); else reduce to
+  // call.desc->root.
+  SlicedReductionOperation(ShmTeam& team, const strata_call_t& call, uint64_t per_chunk,
+                           bool direct, bool every_rank_receives)
+      : ShmOperation(team, call, (call.desc->count + per_chunk - 1) / per_chunk),
+        per_chunk_(per_chunk), direct_(direct),
+        root_(every_rank_receives || call.desc->root == team.rank()),
+        srcs_(static_cast<size_t>(team.size())) {}
+
+ private:
+  uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
+  uint64_t length(uint64_t chunk) const {
+    return std::min(per_chunk_, desc().count - first(chunk));
+  }
+
+  bool stages() const override { return true; }
+  void stage(uint64_t chunk, std::byte* slot) override {
+    std::memcpy(slot, in() + first(chunk) * elem(), length(chunk) * elem());
+  }
+  Peers before_reduce() const override {
+    return direct_ && !root_ ? Peers::kNone : Peers::kAll;
+  }
+  void reduce(uint64_t chunk) override {
+    if (direct_ && !root_) return;
+    const uint64_t n = length(chunk);
+    const Slice mine = direct_ ? Slice{0, n} : slice_of(n, elem(), size(), rank());
+    for (int j = 0; j < size(); ++j) {
+      srcs_[static_cast<size_t>(j)] = slot(j, chunk) + mine.begin * elem();
+    }
+    std::byte* dsts[2];
+    uint32_t num_dsts = 0;
+    if (root_) dsts[num_dsts++] = out() + (first(chunk) + mine.begin) * elem();
+    if (!direct_) dsts[num_dsts++] = slot(rank(), chunk) + mine.begin * elem();
+    reduce_into(dsts, num_dsts, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
+                desc().redop);
+  }
+  Peers before_gather() const override {
+    return !direct_ && root_ ? Peers::kAll : Peers::kNone;
+  }
+  void gather(uint64_t chunk) override {
+    if (direct_ || !root_) return;
+    const uint64_t n = length(chunk);
+    for (int j = 0; j < size(); ++j) {
+      if (j == rank()) continue;
+      const Slice s = slice_of(n, elem(), size(), j);
+      std::memcpy(out() + (first(chunk) + s.begin) * elem(), slot(j, chunk) + s.begin * elem(),
+                  s.size() * elem());
+    }
+  }
+
+  uint64_t per_chunk_;
+  bool direct_;
+  bool root_;
+  std::vector<const std::byte*> srcs_;
+};
+
+}  // namespace strata::shm
+
+#endif  // STRATA_PLUGINS_SHM_SLICED_REDUCTION_H_
