@@ -20,29 +20,9 @@ exchange_dir=$3
 tag="sh$$"
 work=$(mktemp -d /tmp/strata_host_levels.XXXXXX)
 
-skip() { echo "SKIP: $*"; rm -rf "$work"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-
-[[ $(id -u) -eq 0 ]] || skip "creating network namespaces needs root (ip netns)"
-command -v ip >/dev/null || skip "iproute2's ip command is not installed"
-if ! err=$(ip netns add "$tag-probe" 2>&1); then skip "cannot create a network namespace: $err"; fi
-probe_err=""
-if ! err=$(ip -n "$tag-probe" link add pa type veth peer name pb 2>&1); then
-  probe_err="cannot create a veth pair: $err"
-fi
-ip netns del "$tag-probe"
-[[ -z $probe_err ]] || skip "$probe_err"
-
-namespaces=()
-cleanup() {
-  for ns in "${namespaces[@]}"; do
-    pids=$(ip netns pids "$ns" 2>/dev/null)
-    [[ -n $pids ]] && kill -9 $pids 2>/dev/null
-  done
-  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/namespaces.sh"
+netns_require
+trap netns_cleanup EXIT
 
 # --- two hosts, 10.203.0.1 and 10.203.0.2, on the two ends of one veth pair.
 host_ns() { echo "$tag-h$1"; }

@@ -21,33 +21,9 @@ work=$(mktemp -d /tmp/strata_netns.XXXXXX)
 config="$src/configs/multi_worker_grpc_ring.yaml"
 switch="$tag-sw"
 
-skip() { echo "SKIP: $*"; rm -rf "$work"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-
-[[ $(id -u) -eq 0 ]] || skip "creating network namespaces needs root (ip netns)"
-command -v ip >/dev/null || skip "iproute2's ip command is not installed"
-# Probe everything the network needs (a namespace, a veth pair, a bridge):
-# a kernel or container without one of them is a reason to skip, not a failure.
-if ! err=$(ip netns add "$tag-probe" 2>&1); then skip "cannot create a network namespace: $err"; fi
-probe_err=""
-if ! err=$(ip -n "$tag-probe" link add pa type veth peer name pb 2>&1); then
-  probe_err="cannot create a veth pair: $err"
-elif ! err=$(ip -n "$tag-probe" link add pbr type bridge 2>&1); then
-  probe_err="cannot create a bridge: $err"
-fi
-ip netns del "$tag-probe"
-[[ -z $probe_err ]] || skip "$probe_err"
-
-namespaces=()
-cleanup() {
-  for ns in "${namespaces[@]}"; do
-    pids=$(ip netns pids "$ns" 2>/dev/null)
-    [[ -n $pids ]] && kill -9 $pids 2>/dev/null
-  done
-  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/namespaces.sh"
+netns_require bridge
+trap netns_cleanup EXIT
 
 host_ns() { echo "$tag-h$1"; }
 host_ip() { echo "10.201.0.$(($1 + 1))"; }
