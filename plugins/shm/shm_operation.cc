@@ -18,10 +18,6 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kFirstCheck = std::chrono::milliseconds(2);
 constexpr auto kCheckEvery = std::chrono::milliseconds(5);
 
-// Rounds (~20-30 us) a wait spins before it sleeps on the peer's futex: a
-// peer running on another core raises its flag within microseconds, and one
-// that shares this core cannot run while this one spins.
-constexpr int kSpinRounds = 200;
 // The longest sleep: the peer waited for is looked at (/proc) in between.
 constexpr auto kLongestSleep = std::chrono::milliseconds(2);
 
@@ -79,7 +75,10 @@ bool ShmOperation::test() {
 
 bool ShmOperation::wait(std::chrono::nanoseconds timeout) {
   const auto until = Clock::now() + timeout;
-  int spins = 0;
+  // A peer on another core raises its flag within microseconds of finishing
+  // its part, and one that shares this core cannot run while this one spins:
+  // spin for team().spin() (ShmOptions::spin_us), then sleep.
+  auto spin_until = Clock::now() + team_.spin();
   for (;;) {
     const uint64_t chunk = chunk_;
     const Phase phase = phase_;
@@ -87,8 +86,8 @@ bool ShmOperation::wait(std::chrono::nanoseconds timeout) {
     const auto now = Clock::now();
     if (now >= until) return false;
     // Each wait spins afresh, then sleeps until the peer raises a flag.
-    if (chunk != chunk_ || phase != phase_) spins = 0;
-    if (++spins < kSpinRounds) {
+    if (chunk != chunk_ || phase != phase_) spin_until = now + team_.spin();
+    if (now < spin_until) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif

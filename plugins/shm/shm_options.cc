@@ -49,6 +49,16 @@ ShmOptions ShmOptions::from_host() {
     }
     o.slots = static_cast<uint32_t>(n);
   }
+  if (auto s = setting("STRATA_SHM_SPIN_US", "spin_us"); s && s->second != "auto") {
+    // parse_option_number takes positive numbers only; 0 (never spin) is valid.
+    const double n = s->second == "0" ? 0 : sdk::parse_option_number(s->first, s->second, false);
+    if (n > 100000 || n != static_cast<double>(static_cast<int32_t>(n))) {
+      throw sdk::InvalidArgument(s->first + ": '" + s->second +
+                                 "' is neither 'auto' nor a whole number of microseconds "
+                                 "from 0 to 100000");
+    }
+    o.spin_us = static_cast<int32_t>(n);
+  }
   sdk::read_cost_model_options(kPrefix, &o.alpha, &o.beta, &o.gamma);
   return o;
 }

@@ -4,6 +4,7 @@
 #ifndef STRATA_PLUGINS_SHM_SHM_OPTIONS_H_
 #define STRATA_PLUGINS_SHM_SHM_OPTIONS_H_
 
+#include <chrono>
 #include <cstdint>
 
 namespace strata::shm {
@@ -18,6 +19,20 @@ struct ShmOptions {
   // rank reduces the whole (small) buffer from every staged copy, one flag
   // hand-off instead of two.
   uint64_t direct_bytes = 16 << 10;
+  // How long a wait spins before it sleeps on the peer's futex, in
+  // microseconds; negative means "decide per team": kSpinAlone when every
+  // rank can have a core of its own, kSpinShared when there are more ranks
+  // than cores this process may run on (a spinner then holds the core the
+  // awaited peer needs). Open MPI makes the same call (mpi_yield_when_idle).
+  int32_t spin_us = -1;
+  static constexpr int32_t kSpinAlone = 200;
+  static constexpr int32_t kSpinShared = 20;
+  // The spin for a team of `ranks` on a host with `processors` online.
+  std::chrono::microseconds spin_for(int ranks, long processors) const {
+    return std::chrono::microseconds(spin_us >= 0         ? spin_us
+                                     : ranks <= processors ? kSpinAlone
+                                                           : kSpinShared);
+  }
   // The alpha-beta-gamma model AUTO ranks the algorithms by.
   double alpha = 0.3e-6;       // seconds per flag hand-off
   double beta = 1.0 / 12e9;    // seconds per byte copied through the segments

@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,9 @@ class ShmTeam {
   // Bytes a slot holds: chunk_bytes, and room to start a slice of at least
   // one element per rank on its own cache line (reduce_scatter).
   uint64_t slot_bytes() const { return slot_bytes_; }
+  // How long a wait spins before it sleeps (options().spin_us, or decided
+  // from the team size and the host's online processors).
+  std::chrono::microseconds spin() const { return spin_; }
 
   // Chunks run by every call before the current one.
   uint64_t chunks_run() const { return chunks_run_; }
@@ -80,6 +84,7 @@ class ShmTeam {
   int size_ = 0;
   uint64_t id_ = 0;
   uint64_t slot_bytes_ = 0;
+  std::chrono::microseconds spin_{0};
   std::vector<Segment> segments_;
   std::vector<pid_t> pids_;
   uint64_t chunks_run_ = 0;
