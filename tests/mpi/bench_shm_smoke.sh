@@ -4,7 +4,8 @@
 # info`, as the shm plugin's are). Checks what the lead reads: every CSV's
 # columns and rows, #wrong 0 everywhere, each log's copy bandwidth and
 # three target lines (the 8 B one judged, the others n/a at these sizes),
-# verdicts.txt, and a PNG per op. Speed is not checked.
+# verdicts.txt, and a PNG per op; then one direct run at 64-128 KiB, where
+# the copy ceiling is measured. Speed is not checked.
 #
 #   bench_shm_smoke.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -16,6 +17,13 @@ trap 'rm -rf "$out"' EXIT
 RANKS=2 MIN=8B MAX=512B ROUNDS=1 BENCH_ARGS="--iterations 5 --copy-bytes 4MiB" \
   "$source_dir/scripts/bench-shm.sh" "$build_dir" "$out" mpi > "$out/script.log" 2>&1 ||
   { cat "$out/script.log"; echo "FAIL: bench-shm.sh exited non-zero"; exit 1; }
+
+# The copy ceiling starts at 64 KiB: one short run there.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 STRATA_LOG_LEVEL=warning
+timeout 120 mpirun --oversubscribe --bind-to none --mca btl self,vader -np 2 \
+  "$build_dir/bin/strata-mpi-bench" -b 64KiB -e 128KiB --rounds 1 --iterations 2 \
+  --copy-bytes 4MiB --csv "$out/ceiling.csv" > "$out/ceiling.log" 2>&1 ||
+  { cat "$out/ceiling.log"; echo "FAIL: strata-mpi-bench at 64-128 KiB exited non-zero"; exit 1; }
 
 /usr/bin/python3 - "$out" <<'EOF'
 import csv, os, re, sys
@@ -36,7 +44,7 @@ for op in ("all_reduce", "broadcast", "all_gather"):
             columns = reader.fieldnames or []
         wanted = ["bytes", "iterations", "mpi_us", f"{side}_us", "ratio", "median_ratio", "wrong",
                   "mpi_busbw_gbs", f"{side}_busbw_gbs", "bound_us", "bound_busbw_gbs",
-                  "mpi_pct_bound", f"{side}_pct_bound", "copy_gbs"]
+                  "mpi_pct_bound", f"{side}_pct_bound", "copy_gbs", "ceiling_busbw_gbs"]
         missing = [c for c in wanted if c not in columns]
         check(not missing, f"{name}.csv lacks {missing} (has {columns})")
         if missing:
@@ -47,6 +55,8 @@ for op in ("all_reduce", "broadcast", "all_gather"):
             check(r["wrong"] == "0", f"{name}.csv: {r['wrong']} wrong at {r['bytes']} B")
             for c in ("mpi_busbw_gbs", f"{side}_busbw_gbs", "bound_busbw_gbs", "copy_gbs"):
                 check(float(r[c]) > 0, f"{name}.csv: {c} = {r[c]} at {r['bytes']} B")
+            check(float(r["ceiling_busbw_gbs"]) == 0,
+                  f"{name}.csv: a ceiling below 64 KiB ({r['ceiling_busbw_gbs']} at {r['bytes']} B)")
         with open(os.path.join(out, name + ".log")) as f:
             log = f.read()
         check(re.search(r"^# copy bandwidth at the start: [0-9.]+ GB/s", log, re.M),
@@ -60,6 +70,14 @@ for op in ("all_reduce", "broadcast", "all_gather"):
                   f"{name}.log: the 8 B target not judged: {targets[2]}")
     with open(os.path.join(out, op + ".png"), "rb") as f:
         check(f.read(8) == b"\x89PNG\r\n\x1a\n", f"{op}.png is not a PNG")
+
+with open(os.path.join(out, "ceiling.csv"), newline="") as f:
+    rows = list(csv.DictReader(f))
+check([int(r["bytes"]) for r in rows] == [64 << 10, 128 << 10], f"ceiling.csv sizes {rows}")
+for r in rows:
+    check(float(r["ceiling_busbw_gbs"]) > 0, f"ceiling.csv: no ceiling at {r['bytes']} B")
+with open(os.path.join(out, "ceiling.log")) as f:
+    check("# ceiling: busbw when every rank copies" in f.read(), "ceiling.log: no ceiling line")
 
 with open(os.path.join(out, "verdicts.txt")) as f:
     verdicts = f.read()

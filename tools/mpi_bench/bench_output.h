@@ -28,6 +28,7 @@ struct SizeReport {
   double bus_factor = 1;
   CopyBandwidth copy;
   double bound_seconds = 0;  // 0: no bound
+  double ceiling_bytes_per_second = 0;  // the copy ceiling (peer_copy.h); 0: none
 };
 
 class BenchOutput {

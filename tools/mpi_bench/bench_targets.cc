@@ -96,9 +96,15 @@ TargetVerdict time_within(const std::vector<MeasuredRow>& rows, const std::strin
 
 }  // namespace
 
+// The speedup target's range and factor, shared by the verdict and the
+// ceiling line.
+constexpr uint64_t kSpeedupLow = 256 * kKiB;
+constexpr uint64_t kSpeedupHigh = 64 * kMiB;
+constexpr double kSpeedup = 2.0;
+
 std::vector<TargetVerdict> judge_targets(const std::vector<MeasuredRow>& rows,
                                          const std::string& side, const std::string& reference) {
-  return {speedup_over_range(rows, side, reference, 256 * kKiB, 64 * kMiB, 2.0),
+  return {speedup_over_range(rows, side, reference, kSpeedupLow, kSpeedupHigh, kSpeedup),
           share_of_bound(rows, side, 64 * kMiB, 40.0),
           time_within(rows, side, reference, 8, 2.0)};
 }
@@ -106,6 +112,27 @@ std::vector<TargetVerdict> judge_targets(const std::vector<MeasuredRow>& rows,
 std::string verdict_line(const TargetVerdict& v) {
   const char* verdict = !v.holds ? "n/a" : (*v.holds ? "holds" : "FAILS");
   return "# target " + v.text + ": " + verdict + " (" + v.detail + ")";
+}
+
+}  // namespace strata
+
+namespace strata {
+
+std::string ceiling_line(const std::vector<MeasuredRow>& rows, const std::string& reference) {
+  std::string above;
+  int count = 0;
+  for (const auto& r : rows) {
+    if (r.requested_bytes < kSpeedupLow || r.requested_bytes > kSpeedupHigh) continue;
+    if (r.ceiling <= 0 || r.reference_seconds <= 0) continue;
+    const double wanted = kSpeedup * r.bus_bytes / r.reference_seconds;
+    if (wanted <= r.ceiling) continue;
+    above += (count++ == 0 ? "" : ", ") + format_size(r.requested_bytes) + " (" +
+             decimals(wanted / 1e9, 2) + " > " + decimals(r.ceiling / 1e9, 2) + " GB/s)";
+  }
+  if (count == 0) return "";
+  return "# ceiling: " + shortest(kSpeedup) + "x " + reference +
+         "'s busbw is above the copy ceiling at " + above +
+         ": no transport between these processes reaches the target there";
 }
 
 }  // namespace strata

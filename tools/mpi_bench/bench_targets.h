@@ -19,6 +19,8 @@ struct MeasuredRow {
   double side_seconds = 0;
   double median_ratio = 0;
   double bound_seconds = 0;  // 0: no bound; from the higher copy bandwidth
+  double bus_bytes = 0;      // busbw x time: the bytes each rank must take in
+  double ceiling = 0;        // bytes per second (peer_copy.h); 0: not measured
 };
 
 struct TargetVerdict {
@@ -34,6 +36,11 @@ std::vector<TargetVerdict> judge_targets(const std::vector<MeasuredRow>& rows,
 
 // "# target <text>: holds|FAILS|n/a (<detail>)"
 std::string verdict_line(const TargetVerdict& v);
+
+// Where the speedup target asks for more than the copy ceiling allows:
+// "# ceiling: 2x mpi's busbw is above it at 512 KiB, 1 MiB (...)", or ""
+// when it is below at every measured size of the target's range.
+std::string ceiling_line(const std::vector<MeasuredRow>& rows, const std::string& reference);
 
 }  // namespace strata
 

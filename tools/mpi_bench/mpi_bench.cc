@@ -18,8 +18,11 @@
 // side's: the least bytes the op must move through memory between
 // processes of one host, over a copy bandwidth measured at the start of
 // the run with every rank copying at once (memory_bound.h; the formula is
-// derived in docs/performance/shm.md). The last lines judge issue 27's
-// targets on the run (bench_targets.h).
+// derived in docs/performance/shm.md). `ceiling` is the busbw no transport
+// between these processes can pass: every rank copying, at once, the same
+// size its neighbour has just written (peer_copy.h). The last lines judge
+// issue 27's targets on the run (bench_targets.h), and say where a target
+// lies above the ceiling.
 //
 // --cpu adds each side's processor time per call (user and system, mean
 // over ranks and rounds, from getrusage). With more ranks than cores the
@@ -65,6 +68,7 @@
 #include "tools/mpi_bench/bench_output.h"
 #include "tools/mpi_bench/bench_targets.h"
 #include "tools/mpi_bench/memory_bound.h"
+#include "tools/mpi_bench/peer_copy.h"
 
 namespace strata {
 namespace {
@@ -123,6 +127,8 @@ Status run(const Options& o, int rank, int world) {
   call.algorithm = o.algorithm == "auto" ? "" : o.algorithm;
 
   const CopyBandwidth copy = measure_copy_bandwidth(o.copy_bytes, 5);
+  // Room for the largest call's size, rounded up to whole elements per rank.
+  StatusOr<PeerCopyProbe> ceiling = PeerCopyProbe::create(o.max_bytes + 64ull * world);
   // The reference's columns are named after it: `mpi` or `p2p`. Under
   // --null the other side is the reference again (`mpi_again`), so a CSV
   // of a control run cannot pass for a measurement of Strata.
@@ -147,6 +153,9 @@ Status run(const Options& o, int rank, int world) {
     output.comment(copy_bandwidth_line(copy, "at the start"));
     output.comment(std::string("memory bound: ") + bound_formula(o.op, o.in_place) +
                    " bytes / copy bandwidth (docs/performance/shm.md)");
+    output.comment(ceiling.ok() ? "ceiling: busbw when every rank copies the size its neighbour "
+                                  "just wrote, best of 5, from 64 KiB (peer_copy.h)"
+                                : "no ceiling: " + ceiling.status().to_string());
   }
   // Every rank learns whether rank 0 could open the CSV: one that went on
   // alone would wait for the others forever.
@@ -183,9 +192,12 @@ Status run(const Options& o, int rank, int world) {
     report.copy = copy;
     report.bound_seconds =
         bound_seconds(bound_traffic_bytes(o.op, collective->bytes(), world, o.in_place), copy);
+    if (ceiling.ok()) report.ceiling_bytes_per_second = ceiling->measure(collective->bytes(), 5);
     output.row(report);
     measured.push_back({requested, timing.reference.seconds, timing.side.seconds,
-                        timing.median_ratio, report.bound_seconds});
+                        timing.median_ratio, report.bound_seconds,
+                        report.bus_factor * static_cast<double>(collective->bytes()),
+                        report.ceiling_bytes_per_second});
     if (wrong != 0) {
       return InternalError(std::string(bench_op_name(o.op)) + " of " +
                            format_size(collective->bytes()) + " gave " + std::to_string(wrong) +
@@ -203,6 +215,9 @@ Status run(const Options& o, int rank, int world) {
     output.comment(copy_bandwidth_line(copy_after, "at the end"));
     for (const auto& v : judge_targets(measured, names.side, names.reference)) {
       output.line(verdict_line(v));
+    }
+    if (std::string line = ceiling_line(measured, names.reference); !line.empty()) {
+      output.line(line);
     }
   }
   return output.close();
