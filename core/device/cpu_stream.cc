@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "strata/sdk/backoff.h"
+#include "strata/sdk/host_copy.h"
 #include "strata/sdk/host_kernels.h"
 
 namespace strata {
@@ -69,7 +70,7 @@ void CpuStream::run() {
 void CpuStream::execute(CpuTask& task) {
   switch (task.kind) {
     case CpuTask::Kind::kCopy:
-      if (task.bytes > 0) std::memcpy(task.dst, task.src, task.bytes);
+      if (task.bytes > 0) sdk::copy_host(task.dst, task.src, task.bytes);
       break;
     case CpuTask::Kind::kReduce:
       // Arguments were validated when the task was enqueued.

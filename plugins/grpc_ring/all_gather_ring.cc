@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ring_algorithm.h"
+#include "strata/sdk/host_copy.h"
 #include "strata/sdk/types.h"
 
 namespace strata::grpc_ring {
@@ -29,7 +30,7 @@ class AllGatherRing final : public RingAlgorithm {
 
     Plan plan;
     if (d.in_place == 0) {
-      plan.before = [dst = out + at(r), in, block] { std::memcpy(dst, in, block); };
+      plan.before = [dst = out + at(r), in, block] { sdk::copy_host(dst, in, block); };
     }
     int64_t previous = -1;  // index of the previous step's first receive
     for (int s = 0; s < p - 1; ++s) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ring_algorithm.h"
+#include "strata/sdk/host_copy.h"
 #include "strata/sdk/types.h"
 
 namespace strata::grpc_ring {
@@ -29,7 +30,7 @@ class BroadcastChain final : public RingAlgorithm {
     Plan plan;
     if (position == 0) {
       const auto* in = static_cast<const std::byte*>(call.inputs[0].data);
-      if (d.in_place == 0) plan.before = [out, in, bytes] { std::memcpy(out, in, bytes); };
+      if (d.in_place == 0) plan.before = [out, in, bytes] { sdk::copy_host(out, in, bytes); };
       for_each_chunk(bytes, elem, options().chunk_bytes,
                      [&](uint32_t c, uint64_t off, uint64_t n) {
                        plan.sends.push_back({0, c, in + off, n, -1});

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "strata/sdk/error.h"
+#include "strata/sdk/host_copy.h"
 #include "strata/sdk/host_kernels.h"
 #include "strata/sdk/types.h"
 
@@ -101,7 +102,7 @@ void Message::for_each_payload_piece(Fn&& fn) const {
 void Message::copy_payload(void* dst) const {
   auto* out = static_cast<std::byte*>(dst);
   for_each_payload_piece([&](const std::byte* p, size_t n) {
-    std::memcpy(out, p, n);
+    sdk::copy_host(out, p, n);
     out += n;
   });
 }
@@ -140,7 +141,7 @@ void Message::reduce_payload(strata_dtype_t dtype, strata_redop_t op, void* dst,
         reduce(p, whole);
       } else {
         whole = std::min<uint64_t>(whole, kBounceBytes / elem);
-        std::memcpy(bounce.data(), p, whole * elem);
+        sdk::copy_host(bounce.data(), p, whole * elem);
         reduce(bounce.data(), whole);
       }
       p += whole * elem;

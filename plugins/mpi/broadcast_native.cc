@@ -6,6 +6,7 @@
 
 #include "algorithms.h"
 #include "mpi_operation.h"
+#include "strata/sdk/host_copy.h"
 
 namespace strata::mpi {
 namespace {
@@ -20,7 +21,7 @@ class BroadcastOp final : public MpiOperation {
     void* buffer = rank() == root() ? in() : out();
     check_mpi(MPI_Ibcast(buffer, bytes, MPI_BYTE, root(), comm().handle(), &request_),
               "MPI_Ibcast");
-    if (rank() == root() && !in_place()) std::memcpy(out(), in(), count() * elem());
+    if (rank() == root() && !in_place()) sdk::copy_host(out(), in(), count() * elem());
   }
 };
 

@@ -7,6 +7,7 @@
 #include "mpi_runtime.h"
 #include "mpi_types.h"
 #include "strata/sdk/error.h"
+#include "strata/sdk/host_copy.h"
 
 namespace strata::mpi {
 namespace {
@@ -145,7 +146,7 @@ void ScheduleOperation::post_step(size_t index) {
 // after copying a to dst when they differ.
 void ScheduleOperation::combine(const Step& step) {
   if (!combine_float(desc().dtype, step.op, step.dst, step.a, step.b, step.count)) {
-    if (step.dst != step.a) std::memcpy(step.dst, step.a, step.count * elem());
+    if (step.dst != step.a) sdk::copy_host(step.dst, step.a, step.count * elem());
     check_mpi(MPI_Reduce_local(step.b, step.dst, mpi_count(step.count), type_, op_),
               "MPI_Reduce_local");
   }

@@ -8,6 +8,7 @@
 #include "algorithms.h"
 #include "mpi_operation.h"
 #include "mpi_types.h"
+#include "strata/sdk/host_copy.h"
 
 namespace strata::mpi {
 namespace {
@@ -26,7 +27,7 @@ class ReduceScatterOp final : public MpiOperation {
               "MPI_Ireduce_scatter_block");
   }
   void finish() override {
-    if (target_ != out()) std::memcpy(out(), target_, count() * elem());
+    if (target_ != out()) sdk::copy_host(out(), target_, count() * elem());
     if (desc().redop == STRATA_MEAN) {
       divide_in_place(desc().dtype, out(), count(), static_cast<uint32_t>(size()));
     }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "shm_algorithm.h"
+#include "strata/sdk/host_copy.h"
 #include "strata/sdk/types.h"
 
 namespace strata::shm {
@@ -27,16 +28,16 @@ class AllGatherCopyOperation final : public ShmOperation {
 
   bool stages() const override { return true; }
   void stage(uint64_t chunk, std::byte* slot) override {
-    std::memcpy(slot, in() + first(chunk) * elem(), length(chunk) * elem());
+    sdk::copy_host(slot, in() + first(chunk) * elem(), length(chunk) * elem());
   }
   Peers before_reduce() const override { return Peers::kAll; }
   void reduce(uint64_t chunk) override {
     const uint64_t bytes = length(chunk) * elem();
     for (int j = 0; j < size(); ++j) {
       if (j != rank()) {
-        std::memcpy(output_of(j, chunk), slot(j, chunk), bytes);
+        sdk::copy_host(output_of(j, chunk), slot(j, chunk), bytes);
       } else if (!desc().in_place) {
-        std::memcpy(output_of(j, chunk), in() + first(chunk) * elem(), bytes);
+        sdk::copy_host(output_of(j, chunk), in() + first(chunk) * elem(), bytes);
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "shm_algorithm.h"
+#include "strata/sdk/host_copy.h"
 #include "strata/sdk/types.h"
 
 namespace strata::shm {
@@ -25,16 +26,16 @@ class BroadcastCopyOperation final : public ShmOperation {
 
   bool stages() const override { return root_; }
   void stage(uint64_t chunk, std::byte* slot) override {
-    std::memcpy(slot, in() + first(chunk) * elem(), length(chunk) * elem());
+    sdk::copy_host(slot, in() + first(chunk) * elem(), length(chunk) * elem());
   }
   Peers before_reduce() const override { return root_ ? Peers::kNone : Peers::kRoot; }
   void reduce(uint64_t chunk) override {
     std::byte* dst = out() + first(chunk) * elem();
     const uint64_t bytes = length(chunk) * elem();
     if (!root_) {
-      std::memcpy(dst, slot(desc().root, chunk), bytes);
+      sdk::copy_host(dst, slot(desc().root, chunk), bytes);
     } else if (dst != in() + first(chunk) * elem()) {
-      std::memcpy(dst, in() + first(chunk) * elem(), bytes);
+      sdk::copy_host(dst, in() + first(chunk) * elem(), bytes);
     }
   }
   Peers before_gather() const override { return Peers::kNone; }

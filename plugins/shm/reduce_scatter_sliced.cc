@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "shm_algorithm.h"
+#include "strata/sdk/host_copy.h"
 #include "strata/sdk/types.h"
 
 namespace strata::shm {
@@ -30,7 +31,7 @@ class ReduceScatterSlicedOperation final : public ShmOperation {
   void stage(uint64_t chunk, std::byte* slot) override {
     for (int j = 0; j < size(); ++j) {
       const uint64_t block = static_cast<uint64_t>(j) * desc().count;
-      std::memcpy(slot + static_cast<uint64_t>(j) * stride_,
+      sdk::copy_host(slot + static_cast<uint64_t>(j) * stride_,
                   in() + (block + first(chunk)) * elem(), length(chunk) * elem());
     }
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "shm_algorithm.h"
+#include "strata/sdk/host_copy.h"
 
 namespace strata::shm {
 
@@ -37,7 +38,7 @@ class SlicedReductionOperation final : public ShmOperation {
 
   bool stages() const override { return true; }
   void stage(uint64_t chunk, std::byte* slot) override {
-    std::memcpy(slot, in() + first(chunk) * elem(), length(chunk) * elem());
+    sdk::copy_host(slot, in() + first(chunk) * elem(), length(chunk) * elem());
   }
   Peers before_reduce() const override {
     return direct_ && !root_ ? Peers::kNone : Peers::kAll;
@@ -65,7 +66,7 @@ class SlicedReductionOperation final : public ShmOperation {
     for (int j = 0; j < size(); ++j) {
       if (j == rank()) continue;
       const Slice s = slice_of(n, elem(), size(), j);
-      std::memcpy(out() + (first(chunk) + s.begin) * elem(), slot(j, chunk) + s.begin * elem(),
+      sdk::copy_host(out() + (first(chunk) + s.begin) * elem(), slot(j, chunk) + s.begin * elem(),
                   s.size() * elem());
     }
   }

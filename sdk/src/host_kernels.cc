@@ -10,6 +10,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "strata/sdk/host_copy.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -81,7 +83,7 @@ void store(void* dst, const void* src, uint64_t bytes, bool streaming) {
   }
 #endif
   (void)streaming;
-  std::memcpy(dst, src, bytes);
+  copy_host(dst, src, bytes);
 }
 
 void finish_streaming(bool streaming) {

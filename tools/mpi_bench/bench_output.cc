@@ -86,7 +86,8 @@ void BenchOutput::row(const SizeReport& r) {
   const double ref_pct = percent_of_bound(r.bound_seconds, ref.seconds);
   const double side_pct = percent_of_bound(r.bound_seconds, side.seconds);
   const double ceiling = r.ceiling_bytes_per_second / 1e9;
-  std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f %8.3f %7lld %10.3f %10.3f %11.2f %9.1f %7.1f %8.3f",
+  std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f %8.3f %7lld %10.3f %10.3f %11.2f %9.1f %7.1f"
+              " %8.3f",
               format_size(r.bytes).c_str(), r.timing.iterations, ref.seconds * 1e6,
               side.seconds * 1e6, extra_us, ratio, r.timing.median_ratio, r.wrong, ref_bw, side_bw,
               r.bound_seconds * 1e6, ref_pct, side_pct, ceiling);

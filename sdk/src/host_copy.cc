@@ -1,0 +1,55 @@
+#include "strata/sdk/host_copy.h"
+
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace strata::sdk {
+namespace {
+
+// Below this glibc does not use `rep movsb` (its rep_movsb_threshold).
+constexpr uint64_t kSmallest = 2048;
+constexpr uintptr_t kPage = 4096;
+// Destinations this far past the source (mod the page) are the slow ones.
+constexpr uintptr_t kAliasing = 64;
+
+}  // namespace
+
+bool copy_host_avoids_memcpy(const void* dst, const void* src, uint64_t bytes) noexcept {
+#if defined(__SSE2__)
+  const uintptr_t distance =
+      (reinterpret_cast<uintptr_t>(dst) - reinterpret_cast<uintptr_t>(src)) & (kPage - 1);
+  return bytes >= kSmallest && distance != 0 && distance < kAliasing;
+#else
+  (void)dst, (void)src, (void)bytes;
+  return false;
+#endif
+}
+
+void copy_host(void* dst, const void* src, uint64_t bytes) noexcept {
+#if defined(__SSE2__)
+  if (copy_host_avoids_memcpy(dst, src, bytes)) {
+    auto* d = static_cast<char*>(dst);
+    const auto* s = static_cast<const char*>(src);
+    uint64_t i = 0;
+    // Four 16-byte vectors a round: one cache line in flight per round.
+    for (; i + 64 <= bytes; i += 64) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 32));
+      const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 48));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), a);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 16), b);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 32), c);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 48), e);
+    }
+    std::memcpy(d + i, s + i, bytes - i);  // under 64 bytes: no rep movsb
+    return;
+  }
+#endif
+  std::memcpy(dst, src, bytes);
+}
+
+}  // namespace strata::sdk

@@ -1,0 +1,66 @@
+// copy_host is memcpy with a detour around glibc's page-aliasing slow path
+// (host_copy.h): every distance between source and destination within a
+// page, and sizes on both sides of the detour's threshold and its 64-byte
+// rounds, must copy exactly the bytes asked for and nothing past them.
+#include "strata/sdk/host_copy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace strata::sdk {
+namespace {
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+TEST(HostCopyTest, EveryDistanceAndSizeCopiesExactly) {
+  constexpr uint64_t kMost = 3 * 4096 + 77;
+  constexpr uint64_t kRoom = kMost + 2 * 4096;
+  using Buffer = std::unique_ptr<std::byte, FreeDeleter>;
+  Buffer src(static_cast<std::byte*>(std::aligned_alloc(4096, kRoom)));
+  Buffer dst(static_cast<std::byte*>(std::aligned_alloc(4096, kRoom)));
+  for (uint64_t i = 0; i < kRoom; ++i) src.get()[i] = static_cast<std::byte>((i * 131 + 7) & 0xff);
+  int detours = 0;
+  for (uint64_t distance = 0; distance < 130; ++distance) {
+    for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{63}, uint64_t{2047}, uint64_t{2048},
+                           uint64_t{2048 + 63}, uint64_t{4096}, kMost}) {
+      const std::byte* from = src.get() + 16;  // where malloc's blocks start
+      std::byte* to = dst.get() + 16 + distance;
+      std::memset(dst.get(), 0xee, kRoom);
+      detours += copy_host_avoids_memcpy(to, from, bytes) ? 1 : 0;
+      copy_host(to, from, bytes);
+      for (uint64_t i = 0; i < bytes; ++i) {
+        ASSERT_EQ(to[i], from[i]) << "byte " << i << " of " << bytes << ", distance " << distance;
+      }
+      ASSERT_EQ(to[bytes], std::byte{0xee}) << "wrote past " << bytes << ", distance " << distance;
+      ASSERT_EQ(to[-1], std::byte{0xee}) << "wrote before the destination, distance " << distance;
+    }
+  }
+#if defined(__SSE2__)
+  // Distances 1-63 with 2048 bytes or more: 63 distances x 4 sizes.
+  EXPECT_EQ(detours, 63 * 4);
+#endif
+}
+
+TEST(HostCopyTest, OnlyTheSlowDistancesTakeTheDetour) {
+#if defined(__SSE2__)
+  alignas(4096) static std::byte page[3 * 4096];
+  EXPECT_TRUE(copy_host_avoids_memcpy(page + 4096 + 16, page + 0, 4096));
+  EXPECT_TRUE(copy_host_avoids_memcpy(page + 4096 + 63, page + 0, 2048));
+  EXPECT_FALSE(copy_host_avoids_memcpy(page + 4096 + 64, page + 0, 4096));
+  EXPECT_FALSE(copy_host_avoids_memcpy(page + 4096, page + 0, 4096)) << "same offset";
+  EXPECT_FALSE(copy_host_avoids_memcpy(page + 16, page + 32, 4096)) << "destination behind";
+  EXPECT_FALSE(copy_host_avoids_memcpy(page + 4096 + 16, page + 0, 2047)) << "below rep movsb";
+#else
+  GTEST_SKIP() << "no SSE2 on this target: copy_host is memcpy";
+#endif
+}
+
+}  // namespace
+}  // namespace strata::sdk
