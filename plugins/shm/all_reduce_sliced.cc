@@ -1,9 +1,10 @@
-// shm/all_reduce/sliced: every rank stages its input chunk in its own slot;
-// rank r reduces slice r of the chunk from every slot, writing the result
-// both to its output and back into its slot; then every rank copies the
-// other ranks' reduced slices out. Each byte is read from memory about three
-// times and written about twice per rank, and the reduction is spread over
-// all ranks. Calls up to direct_bytes skip the slices: every rank reduces
+// shm/all_reduce/sliced: every rank stages in its own slot the p-1 slices
+// of its input chunk that the others reduce; rank r reduces slice r from its
+// own input and every peer's slot, writing the result both to its output and
+// into its slot; then every rank copies the other ranks' reduced slices out.
+// Per rank that is (5p-2)/p times the bytes in memory traffic, the least a
+// segment design moves (docs/performance/shm.md), and the reduction is
+// spread over all ranks. Calls up to direct_bytes skip the slices: every rank reduces
 // the whole buffer from every slot, one flag hand-off per call.
 // Slices are reduced in rank order on one rank and copied, so every rank
 // gets bit-identical results. The operation is reduce's with every rank
@@ -35,8 +36,9 @@ class AllReduceSliced final : public ShmAlgorithm {
     if (direct(static_cast<uint64_t>(bytes))) {
       return handoffs(bytes, 1) + copied(bytes) + reduced(bytes * p);
     }
-    // Stage everything, reduce 1/p from p copies, copy the other (p-1)/p.
-    return handoffs(bytes, 2) + copied(bytes) + reduced(bytes) + copied(bytes * (p - 1) / p);
+    // Stage (p-1)/p, reduce 1/p from p copies, copy the other (p-1)/p.
+    return handoffs(bytes, 2) + copied(bytes * (p - 1) / p) + reduced(bytes) +
+           copied(bytes * (p - 1) / p);
   }
 };
 

@@ -27,7 +27,9 @@ class ReduceSliced final : public ShmAlgorithm {
     if (direct(static_cast<uint64_t>(bytes))) {
       return handoffs(bytes, 1) + copied(bytes) + reduced(bytes * p);
     }
-    return handoffs(bytes, 2) + copied(bytes) + reduced(bytes) + copied(bytes * (p - 1) / p);
+    // Stage (p-1)/p, reduce 1/p from p copies; the root copies (p-1)/p out.
+    return handoffs(bytes, 2) + copied(bytes * (p - 1) / p) + reduced(bytes) +
+           copied(bytes * (p - 1) / p);
   }
 };
 

@@ -1,7 +1,8 @@
 // The operation behind shm/all_reduce/sliced and shm/reduce/sliced: every
-// rank stages its input chunk in its own slot; rank r reduces slice r of the
-// chunk from every slot into its own slot (a receiving rank straight into its
-// output as well), and each receiving rank copies the other slices out. An
+// rank stages in its own slot the slices of its input chunk the others
+// reduce; rank r reduces slice r from its own input and every peer's slot
+// into its own slot (a receiving rank straight into its output as well),
+// and each receiving rank copies the other slices out. An
 // all-reduce is a reduce in which every rank receives. Calls up to
 // direct_bytes skip the slices: each receiving rank reduces the whole buffer
 // from every slot, one flag hand-off per call. Slices are reduced in rank
@@ -38,7 +39,17 @@ class SlicedReductionOperation final : public ShmOperation {
 
   bool stages() const override { return true; }
   void stage(uint64_t chunk, std::byte* slot) override {
-    sdk::copy_host(slot, in() + first(chunk) * elem(), length(chunk) * elem());
+    const std::byte* from = in() + first(chunk) * elem();
+    const uint64_t n = length(chunk);
+    if (direct_) {
+      sdk::copy_host(slot, from, n * elem());
+      return;
+    }
+    // This rank reduces its own slice straight from its input: only the
+    // slices the others reduce go through the segment.
+    const Slice mine = slice_of(n, elem(), size(), rank());
+    sdk::copy_host(slot, from, mine.begin * elem());
+    sdk::copy_host(slot + mine.end * elem(), from + mine.end * elem(), (n - mine.end) * elem());
   }
   Peers before_reduce() const override {
     return direct_ && !root_ ? Peers::kNone : Peers::kAll;
@@ -48,7 +59,9 @@ class SlicedReductionOperation final : public ShmOperation {
     const uint64_t n = length(chunk);
     const Slice mine = direct_ ? Slice{0, n} : slice_of(n, elem(), size(), rank());
     for (int j = 0; j < size(); ++j) {
-      srcs_[static_cast<size_t>(j)] = slot(j, chunk) + mine.begin * elem();
+      srcs_[static_cast<size_t>(j)] = j == rank() && !direct_
+                                          ? in() + (first(chunk) + mine.begin) * elem()
+                                          : slot(j, chunk) + mine.begin * elem();
     }
     std::byte* dsts[2];
     uint32_t num_dsts = 0;
