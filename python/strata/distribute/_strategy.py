@@ -1,0 +1,239 @@
+"""Strategy: the API every strategy shares (tf.distribute.Strategy):
+scope, run, reduce, gather, experimental_local_results and
+experimental_distribute_dataset, over the replicas of this process."""
+
+import concurrent.futures
+import contextlib
+import threading
+
+import torch
+
+from strata import _core
+from strata.distribute import _context, _replication
+from strata.distribute._dataset import DistributedDataset
+from strata.distribute._replica_context import Meeting, ReplicaContext
+from strata.distribute._values import (CommunicationOptions, PerReplica, reduce_op_name, regroup,
+                                       select_replica, step_global_batch_size)
+
+# Core's default collective timeout (core/config/config.h): how long a
+# replica waits for the others at a cross-replica step.
+DEFAULT_TIMEOUT_S = 300.0
+
+
+class Strategy:
+    """Replicas on `devices` of this process, one per device."""
+
+    def __init__(self, devices, communication_options=None):
+        if not devices:
+            raise ValueError("a strategy needs at least one device")
+        for device in devices:
+            if not str(device).lower().startswith("cpu"):
+                raise NotImplementedError(
+                    f"strata.distribute runs replicas on cpu devices so far, not '{device}'")
+        self._devices = tuple(str(d) for d in devices)
+        self._options = communication_options or CommunicationOptions()
+        self._replicator = _replication.Replicator(self)
+        self._rendezvous = _core.ReplicaRendezvous(len(self._devices))
+        self._meeting = Meeting(len(self._devices))
+        self._comm = None
+        self._comm_lock = threading.Lock()
+        self._executor = None
+        self._run_lock = threading.Lock()
+
+    # --- what the program asks -------------------------------------------
+
+    @property
+    def num_replicas_in_sync(self):
+        return len(self._devices)
+
+    @property
+    def devices(self):
+        return self._devices
+
+    @property
+    def communication_options(self):
+        return self._options
+
+    @property
+    def meeting_timeout(self):
+        return self._options.timeout or DEFAULT_TIMEOUT_S
+
+    def __repr__(self):
+        return f"{type(self).__name__}({list(self._devices)})"
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Inside, this is the current strategy, and the torch modules and
+        optimizers built are made one per replica when the scope closes."""
+        _context.enter_scope(self)
+        _replication.open_scope()
+        try:
+            yield self
+        finally:
+            _replication.close_scope()
+            _context.exit_scope(self)
+            self._replicator.replicate_pending()
+
+    def run(self, fn, args=(), kwargs=None, options=None):
+        """Runs fn(*args, **kwargs) once per replica, each replica on its
+        own thread with its part of PerReplica arguments; returns the
+        replicas' results (PerReplica where they differ, regrouped through
+        tuples, lists and dicts). An exception in a replica is raised here,
+        with the replica named, after the other replicas are released."""
+        del options  # tf.distribute.RunOptions: nothing here depends on them
+        kwargs = kwargs or {}
+        self._replicator.replicate_pending()
+        count = self.num_replicas_in_sync
+        batch_size = step_global_batch_size((args, kwargs))
+        contexts = [ReplicaContext(self, r, batch_size) for r in range(count)]
+        if count == 1:
+            return self._run_replica(contexts[0], fn, select_replica(args, 0, 1),
+                                     select_replica(kwargs, 0, 1))
+        with self._run_lock:
+            self._rendezvous.reset()
+            if self._executor is None:
+                self._executor = concurrent.futures.ThreadPoolExecutor(
+                    count, thread_name_prefix=f"strata-{type(self).__name__}-replica")
+            failures = []
+            failures_lock = threading.Lock()
+
+            def replica_main(context):
+                r = context.replica_id_in_sync_group
+                try:
+                    return self._run_replica(context, fn, select_replica(args, r, count),
+                                             select_replica(kwargs, r, count))
+                except BaseException as error:
+                    with failures_lock:
+                        failures.append((r, error))
+                    self._rendezvous.abort(f"replica {r} failed ({type(error).__name__}: {error}); "
+                                           "the other replicas were released")
+                    return None
+
+            futures = [self._executor.submit(replica_main, c) for c in contexts]
+            results = [f.result() for f in futures]
+        if failures:
+            replica, error = _first_cause(failures)
+            raise _name_replica(error, replica, self)
+        return regroup(results)
+
+    def reduce(self, reduce_op, value, axis=None):
+        """`value` (PerReplica, or one value for every replica) reduced over
+        the replicas with Strata's all_reduce; with axis=0, also along each
+        replica's first dimension (MEAN then divides by the rows of all
+        replicas together, so a partial batch averages right)."""
+        op = reduce_op_name(reduce_op)
+        values = tuple(torch.as_tensor(v) for v in self.experimental_local_results(value))
+        if len(values) == 1 and self.num_replicas_in_sync > 1:
+            values = values * self.num_replicas_in_sync
+        rows = None
+        if axis is not None:
+            rows = sum(v.shape[axis] for v in values)
+            values = tuple((v.amax(axis) if op == "max" else v.amin(axis) if op == "min"
+                            else v.sum(axis)) if v.shape[axis] else _identity(v, axis, op)
+                           for v in values)
+        if self.num_replicas_in_sync == 1:
+            result = values[0].detach().clone()
+        else:
+            outputs = [v.detach().clone(memory_format=torch.contiguous_format) for v in values]
+            all_reduce_op = "sum" if op == "mean" else op
+            self._communicator().all_reduce([o.numpy() for o in outputs], op=all_reduce_op)
+            result = outputs[0]
+        if op == "mean":
+            result = result / (rows if axis is not None else len(values))
+        return result
+
+    def gather(self, value, axis):
+        """The replicas' values concatenated along `axis`, in replica order."""
+        return torch.cat([v.detach() for v in self.experimental_local_results(value)], dim=axis)
+
+    def experimental_local_results(self, value):
+        """The values of this process's replicas, as a tuple: a PerReplica's
+        values, the per-replica copies of a module or optimizer made in the
+        scope, else (value,)."""
+        if isinstance(value, PerReplica):
+            return value.values
+        return _replication.local_copies(value)
+
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """Each global batch of `dataset` (a tensor, or a tuple, list or dict
+        of tensors batched along dim 0) split across the replicas."""
+        del options
+        return DistributedDataset(dataset, self.num_replicas_in_sync)
+
+    def default_replica_context(self):
+        return ReplicaContext(self, 0)
+
+    # --- what the replicas ask -------------------------------------------
+
+    def _run_replica(self, context, fn, args, kwargs):
+        previous = _context.set_replica(context)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _context.set_replica(previous)
+
+    def _communicator(self):
+        """The strata Communicator of the replicas' devices, made on first use."""
+        with self._comm_lock:
+            if self._comm is None:
+                o = self._options
+                self._comm = _core.local(list(self._devices), o.implementation, o.bytes_per_pack,
+                                         o.timeout, None)
+            return self._comm
+
+    def _all_reduce_gradients(self, context, params):
+        """Sums the replicas' gradients of `params` in place, in one
+        batch_all_reduce; a gradient that some replicas lack counts as zero
+        there, and one that every replica lacks stays None."""
+        if self.num_replicas_in_sync == 1:
+            return
+        communicator = self._communicator()
+
+        def step(payloads):
+            if any(len(p) != len(payloads[0]) for p in payloads):
+                raise ValueError("the replicas' optimizers hold different numbers of parameters: "
+                                 + ", ".join(str(len(p)) for p in payloads))
+            lists = [[] for _ in payloads]
+            for i in range(len(payloads[0])):
+                params_i = [p[i] for p in payloads]
+                if all(p.grad is None for p in params_i):
+                    continue
+                for r, p in enumerate(params_i):
+                    if p.grad is None:
+                        p.grad = torch.zeros_like(p)
+                    elif p.grad.is_sparse or not p.grad.is_contiguous():
+                        p.grad = p.grad.to_dense().contiguous()
+                    lists[r].append(p.grad.detach().numpy())
+            communicator.batch_all_reduce(lists, op="sum")
+
+        context.meet(f"batch_all_reduce(sum) of {len(params)} gradients", params, step)
+
+
+def _identity(v, axis, op):
+    shape = list(v.shape)
+    del shape[axis]
+    fill = {"sum": 0, "mean": 0, "max": float("-inf"), "min": float("inf")}[op]
+    return torch.full(shape, fill, dtype=v.dtype)
+
+
+def _first_cause(failures):
+    """The failure that started it: the first not released by another's."""
+    for replica, error in failures:
+        if not getattr(error, "strata_released", False):
+            return replica, error
+    return failures[0]
+
+
+def _name_replica(error, replica, strategy):
+    """`error`, its message prefixed with the replica that raised it."""
+    prefix = f"replica {replica} of {strategy!r}: "
+    if error.args and isinstance(error.args[0], str):
+        error.args = (prefix + error.args[0],) + error.args[1:]
+    elif not error.args:
+        error.args = (prefix + type(error).__name__,)
+    else:
+        error.add_note(prefix.rstrip(": "))
+    if hasattr(error, "message") and isinstance(error.message, str):
+        error.message = prefix + error.message
+    error.replica_id = replica
+    return error
