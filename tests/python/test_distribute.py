@@ -240,9 +240,11 @@ def test_an_error_in_merge_fn_reaches_the_caller():
         strategy.run(lambda: sd.get_replica_context().merge_call(merge))
 
 
-def test_bytes_per_pack_and_implementation_reach_the_communicator(global_batches):
-    options = sd.CommunicationOptions(implementation="auto", bytes_per_pack=1024)
+def test_communication_options_reach_strata_and_keep_the_math(global_batches):
+    algorithm = "hierarchical_copy/all_reduce/scatter_reduce"
+    options = sd.CommunicationOptions(implementation=algorithm, bytes_per_pack=1024)
     strategy = sd.MirroredStrategy(["cpu:0", "cpu:1", "cpu:2"], communication_options=options)
     reference, _ = plain_torch_loop(global_batches)
     replicas, _ = rfc_loop(strategy, global_batches)
     assert max_difference(replicas[0], reference) < TOLERANCE
+    assert strategy._communicator().explain("all_reduce")["winner"] == algorithm
