@@ -15,12 +15,14 @@ optimizer.step() sums the replicas' gradients first (docs/PYTHON.md).
 from strata.distribute._context import (get_replica_context, get_strategy, has_strategy,
                                         in_cross_replica_context)
 from strata.distribute._dataset import DistributedDataset
+from strata.distribute._multi_worker import MultiWorkerMirroredStrategy
 from strata.distribute._one_device import MirroredStrategy, OneDeviceStrategy
 from strata.distribute._replica_context import ReplicaContext
 from strata.distribute._strategy import Strategy
 from strata.distribute._values import (CommunicationOptions, PerReplica, ReduceOp,
                                        compute_average_loss)
 
-__all__ = ["CommunicationOptions", "DistributedDataset", "MirroredStrategy", "OneDeviceStrategy",
+__all__ = ["CommunicationOptions", "DistributedDataset", "MirroredStrategy",
+           "MultiWorkerMirroredStrategy", "OneDeviceStrategy",
            "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "compute_average_loss",
            "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context"]

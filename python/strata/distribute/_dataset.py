@@ -12,21 +12,28 @@ from strata.distribute._values import PerReplica
 class DistributedDataset:
     """Iterates `dataset` (an iterable of global batches) and yields, for
     each, the same structure with every tensor replaced by a PerReplica of
-    its slices. Iterable again if `dataset` is."""
+    this process's slices. Iterable again if `dataset` is.
 
-    def __init__(self, dataset, replicas):
+    Across workers every process reads the same global batches and keeps
+    the slices of its own replicas (tf.data's AutoShardPolicy.DATA), so the
+    workers together take each batch once."""
+
+    def __init__(self, dataset, replicas, first_local=0, local=None):
         self._dataset = dataset
         self._replicas = replicas
+        self._first_local = first_local
+        self._local = replicas if local is None else local
 
     def __iter__(self):
         for batch in self._dataset:
-            yield split_batch(batch, self._replicas)
+            yield split_batch(batch, self._replicas, self._first_local, self._local)
 
 
-def split_batch(batch, replicas):
+def split_batch(batch, replicas, first_local=0, local=None):
     rows = _rows(batch)
     bounds = _core.even_row_split(rows, replicas)
-    return _split(batch, bounds, rows)
+    local = replicas if local is None else local
+    return _split(batch, bounds[first_local:first_local + local], rows)
 
 
 def _rows(batch):

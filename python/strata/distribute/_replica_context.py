@@ -6,6 +6,7 @@ a replica that fails releases the rest at once."""
 
 import threading
 
+import numpy as np
 import torch
 
 from strata._errors import AbortedError
@@ -26,10 +27,12 @@ class Meeting:
 
 
 class ReplicaContext:
-    """Replica `replica_id_in_sync_group` of `strategy` inside `run`."""
+    """Replica `replica_id_in_sync_group` of `strategy` (of the whole job)
+    inside `run`; `local_replica_id` is its place among this process's."""
 
-    def __init__(self, strategy, replica_id, step_global_batch_size=None):
+    def __init__(self, strategy, local_replica_id, replica_id, step_global_batch_size=None):
         self.strategy = strategy
+        self.local_replica_id = local_replica_id
         self.replica_id_in_sync_group = replica_id
         self._step_global_batch_size = step_global_batch_size
 
@@ -39,7 +42,7 @@ class ReplicaContext:
 
     @property
     def devices(self):
-        return (self.strategy.devices[self.replica_id_in_sync_group],)
+        return (self.strategy.devices[self.local_replica_id],)
 
     def __repr__(self):
         return (f"<ReplicaContext {self.replica_id_in_sync_group} of "
@@ -50,10 +53,10 @@ class ReplicaContext:
         to arrive runs step(payloads) (payloads in replica order) and every
         replica returns its result. Single-replica strategies run it at once."""
         strategy = self.strategy
-        if strategy.num_replicas_in_sync == 1:
+        if strategy._local_count == 1:
             return step([payload])
         meeting = strategy._meeting
-        replica = self.replica_id_in_sync_group
+        replica = self.local_replica_id
         meeting.payloads[replica] = payload
 
         def run_step():
@@ -103,8 +106,8 @@ class ReplicaContext:
         moved = [torch.movedim(t.detach(), axis, 0).contiguous() for t in tensors]
 
         def step(payloads):
-            return [_gather_one(communicator, [p[i] for p in payloads])
-                    for i in range(len(payloads[0]))]
+            return gather_rows(communicator,
+                               [[p[i] for p in payloads] for i in range(len(payloads[0]))])
 
         # Sizes along `axis` may differ between replicas, so they are no
         # part of the name the replicas must agree on.
@@ -172,24 +175,34 @@ def _check_same_shapes(what, payloads):
                              f"{first}; every replica must reduce tensors of the same shapes")
 
 
-def _gather_one(communicator, per_replica):
-    """all_gather of one tensor per replica (rows along dim 0), padding to
-    the longest so Strata's all_gather sees equal blocks, then dropping the
-    padding."""
-    tail = per_replica[0].shape[1:]
-    for replica, t in enumerate(per_replica):
-        if t.shape[1:] != tail or t.dtype != per_replica[0].dtype:
-            raise ValueError(f"all_gather: replica {replica} passed {t.dtype} {tuple(t.shape)}, "
-                             f"replica 0 {per_replica[0].dtype} {tuple(per_replica[0].shape)}: "
-                             "only the gathered axis may differ")
-    rows = [t.shape[0] for t in per_replica]
-    longest = max(rows)
-    blocks = []
-    for t in per_replica:
-        block = t.new_zeros((longest, *tail))
-        block[:t.shape[0]] = t
-        blocks.append(block)
-    outputs = [t.new_empty((longest * len(blocks), *tail)) for t in blocks]
-    communicator.all_gather([b.numpy() for b in blocks], [o.numpy() for o in outputs])
-    whole = outputs[0].reshape(len(blocks), longest, *tail)
-    return torch.cat([whole[r, :rows[r]] for r in range(len(blocks))])
+def gather_rows(communicator, per_replica_lists):
+    """For each list of this process's replicas' tensors (rows along dim
+    0), the tensors of every replica of the job concatenated in replica
+    order. The replicas' row counts are gathered first, then every block is
+    padded to the longest so Strata's all_gather sees equal blocks, and the
+    padding is dropped."""
+    results = []
+    for per_replica in per_replica_lists:
+        first = per_replica[0]
+        for replica, t in enumerate(per_replica):
+            if t.shape[1:] != first.shape[1:] or t.dtype != first.dtype:
+                raise ValueError(f"all_gather: local replica {replica} passed {t.dtype} "
+                                 f"{tuple(t.shape)}, local replica 0 {first.dtype} "
+                                 f"{tuple(first.shape)}: only the gathered axis may differ")
+        tail = first.shape[1:]
+        local = len(per_replica)
+        job = communicator.replica_count
+        rows = [np.zeros(job, dtype=np.int64) for _ in per_replica]
+        communicator.all_gather([np.array([t.shape[0]], dtype=np.int64) for t in per_replica], rows)
+        rows = [int(n) for n in rows[0]]
+        longest = max(rows)
+        blocks = []
+        for t in per_replica:
+            block = t.new_zeros((longest, *tail))
+            block[:t.shape[0]] = t
+            blocks.append(block)
+        outputs = [first.new_empty((longest * job, *tail)) for _ in range(local)]
+        communicator.all_gather([b.numpy() for b in blocks], [o.numpy() for o in outputs])
+        whole = outputs[0].reshape(job, longest, *tail)
+        results.append(torch.cat([whole[r, :rows[r]] for r in range(job)]))
+    return results

@@ -61,7 +61,7 @@ def _owner_replica(obj):
     replica = _context.current_replica()
     if replica is None or replica.strategy is not object.__getattribute__(obj, "_strata_strategy"):
         return 0
-    return replica.replica_id_in_sync_group
+    return replica.local_replica_id
 
 
 class _StandsForReplica:
@@ -139,8 +139,9 @@ class Replicator:
                 self._replicate_optimizer(optimizer)
 
     def _replicate_module(self, module):
-        count = self._strategy.num_replicas_in_sync
+        count = self._strategy._local_count
         copies = [module] + [copy.deepcopy(module) for _ in range(1, count)]
+        self._strategy._broadcast_from_chief(copies)
         originals = list(module.parameters()) + list(module.buffers())
         for r, replica in enumerate(copies[1:], start=1):
             for original, mine in zip(originals, list(replica.parameters()) + list(replica.buffers())):
@@ -150,7 +151,7 @@ class Replicator:
         self._adopt(module, copies, (_StandsForReplica,))
 
     def _replicate_optimizer(self, optimizer):
-        count = self._strategy.num_replicas_in_sync
+        count = self._strategy._local_count
         params = [p for group in optimizer.param_groups for p in group["params"]]
         foreign = [i for i, p in enumerate(params) if id(p) not in self._copies_of]
         if foreign:

@@ -6,12 +6,13 @@ import concurrent.futures
 import contextlib
 import threading
 
+import numpy as np
 import torch
 
 from strata import _core
 from strata.distribute import _context, _replication
 from strata.distribute._dataset import DistributedDataset
-from strata.distribute._replica_context import Meeting, ReplicaContext
+from strata.distribute._replica_context import Meeting, ReplicaContext, gather_rows
 from strata.distribute._values import (CommunicationOptions, PerReplica, reduce_op_name, regroup,
                                        select_replica, step_global_batch_size)
 
@@ -21,7 +22,8 @@ DEFAULT_TIMEOUT_S = 300.0
 
 
 class Strategy:
-    """Replicas on `devices` of this process, one per device."""
+    """Replicas on `devices` of this process, one per device (and, in a
+    multi-worker strategy, as many in each other process of the job)."""
 
     def __init__(self, devices, communication_options=None):
         if not devices:
@@ -31,6 +33,11 @@ class Strategy:
                 raise NotImplementedError(
                     f"strata.distribute runs replicas on cpu devices so far, not '{device}'")
         self._devices = tuple(str(d) for d in devices)
+        self._local_count = len(self._devices)
+        # This process's replicas are replicas [offset, offset + local) of the job.
+        self._replica_count = self._local_count
+        self._replica_offset = 0
+        self._worker_count = 1
         self._options = communication_options or CommunicationOptions()
         self._replicator = _replication.Replicator(self)
         self._rendezvous = _core.ReplicaRendezvous(len(self._devices))
@@ -44,10 +51,12 @@ class Strategy:
 
     @property
     def num_replicas_in_sync(self):
-        return len(self._devices)
+        """Replicas of the whole job (this process's times the workers)."""
+        return self._replica_count
 
     @property
     def devices(self):
+        """This process's devices, one replica each."""
         return self._devices
 
     @property
@@ -83,9 +92,10 @@ class Strategy:
         del options  # tf.distribute.RunOptions: nothing here depends on them
         kwargs = kwargs or {}
         self._replicator.replicate_pending()
-        count = self.num_replicas_in_sync
+        count = self._local_count
         batch_size = step_global_batch_size((args, kwargs))
-        contexts = [ReplicaContext(self, r, batch_size) for r in range(count)]
+        contexts = [ReplicaContext(self, r, self._replica_offset + r, batch_size)
+                    for r in range(count)]
         if count == 1:
             return self._run_replica(contexts[0], fn, select_replica(args, 0, 1),
                                      select_replica(kwargs, 0, 1))
@@ -98,14 +108,14 @@ class Strategy:
             failures_lock = threading.Lock()
 
             def replica_main(context):
-                r = context.replica_id_in_sync_group
+                r = context.local_replica_id
                 try:
                     return self._run_replica(context, fn, select_replica(args, r, count),
                                              select_replica(kwargs, r, count))
                 except BaseException as error:
                     with failures_lock:
-                        failures.append((r, error))
-                    self._rendezvous.abort(f"replica {r} failed ({type(error).__name__}: {error}); "
+                        failures.append((context.replica_id_in_sync_group, error))
+                    self._rendezvous.abort(f"replica {context.replica_id_in_sync_group} failed ({type(error).__name__}: {error}); "
                                            "the other replicas were released")
                     return None
 
@@ -123,11 +133,11 @@ class Strategy:
         replicas together, so a partial batch averages right)."""
         op = reduce_op_name(reduce_op)
         values = tuple(torch.as_tensor(v) for v in self.experimental_local_results(value))
-        if len(values) == 1 and self.num_replicas_in_sync > 1:
-            values = values * self.num_replicas_in_sync
+        if len(values) == 1 and self._local_count > 1:
+            values = values * self._local_count
         rows = None
         if axis is not None:
-            rows = sum(v.shape[axis] for v in values)
+            rows = self._job_sum([float(v.shape[axis]) for v in values])
             values = tuple((v.amax(axis) if op == "max" else v.amin(axis) if op == "min"
                             else v.sum(axis)) if v.shape[axis] else _identity(v, axis, op)
                            for v in values)
@@ -139,12 +149,17 @@ class Strategy:
             self._communicator().all_reduce([o.numpy() for o in outputs], op=all_reduce_op)
             result = outputs[0]
         if op == "mean":
-            result = result / (rows if axis is not None else len(values))
+            result = result / (rows if axis is not None else self.num_replicas_in_sync)
         return result
 
     def gather(self, value, axis):
-        """The replicas' values concatenated along `axis`, in replica order."""
-        return torch.cat([v.detach() for v in self.experimental_local_results(value)], dim=axis)
+        """The values of all replicas of the job concatenated along `axis`,
+        in replica order (their sizes along `axis` may differ)."""
+        values = [torch.as_tensor(v).detach() for v in self.experimental_local_results(value)]
+        if self._worker_count == 1:
+            return torch.cat(values, dim=axis)
+        moved = [torch.movedim(v, axis, 0).contiguous() for v in values]
+        return torch.movedim(gather_rows(self._communicator(), [moved])[0], 0, axis)
 
     def experimental_local_results(self, value):
         """The values of this process's replicas, as a tuple: a PerReplica's
@@ -158,10 +173,11 @@ class Strategy:
         """Each global batch of `dataset` (a tensor, or a tuple, list or dict
         of tensors batched along dim 0) split across the replicas."""
         del options
-        return DistributedDataset(dataset, self.num_replicas_in_sync)
+        return DistributedDataset(dataset, self._replica_count, self._replica_offset,
+                                  self._local_count)
 
     def default_replica_context(self):
-        return ReplicaContext(self, 0)
+        return ReplicaContext(self, 0, self._replica_offset)
 
     # --- what the replicas ask -------------------------------------------
 
@@ -176,10 +192,34 @@ class Strategy:
         """The strata Communicator of the replicas' devices, made on first use."""
         with self._comm_lock:
             if self._comm is None:
-                o = self._options
-                self._comm = _core.local(list(self._devices), o.implementation, o.bytes_per_pack,
-                                         o.timeout, None)
+                self._comm = self._connect()
             return self._comm
+
+    def _connect(self):
+        o = self._options
+        return _core.local(list(self._devices), o.implementation, o.bytes_per_pack, o.timeout, None)
+
+    def _broadcast_from_chief(self, module_copies):
+        """Makes every replica's copy of a module start as the chief's
+        (replica 0 of the job): the local copies are deep copies already,
+        other workers' are overwritten with Strata's broadcast."""
+        if self._worker_count == 1:
+            return
+        communicator = self._communicator()
+        per_copy = [list(m.parameters()) + list(m.buffers()) for m in module_copies]
+        for tensors in zip(*per_copy):
+            if not all(t.is_contiguous() for t in tensors):
+                raise ValueError("strata.distribute broadcasts contiguous parameters and buffers "
+                                 f"only; one of shape {tuple(tensors[0].shape)} is not")
+            communicator.broadcast([t.detach().numpy() for t in tensors], root=0)
+
+    def _job_sum(self, local_numbers):
+        """The sum of one number per local replica over the whole job."""
+        if self._worker_count == 1:
+            return sum(local_numbers)
+        arrays = [np.array([n], dtype=np.float64) for n in local_numbers]
+        self._communicator().all_reduce(arrays, op="sum")
+        return float(arrays[0][0])
 
     def _all_reduce_gradients(self, context, params):
         """Sums the replicas' gradients of `params` in place, in one
