@@ -90,15 +90,17 @@ class _StandsForReplica:
 
 class _AllReducesGradients:
     """Mixed into every replica's optimizer: a step taken in replica context
-    first sums the gradients of all replicas (Strata's batch_all_reduce,
-    fused into packs of bytes_per_pack), so every copy takes the same step."""
+    goes through the strategy, which combines the replicas' gradients first
+    (Mirrored: all of them sum them and step; CentralStorage: replica 0
+    receives the sum, steps, and sends the new weights)."""
 
     def step(self, *args, **kwargs):
         replica = _context.current_replica()
         strategy = object.__getattribute__(self, "_strata_strategy")
         if replica is not None and replica.strategy is strategy:
             params = [p for group in self.param_groups for p in group["params"]]
-            strategy._all_reduce_gradients(replica, params)
+            return strategy._replica_step(replica, params,
+                                          lambda: super(_AllReducesGradients, self).step(*args, **kwargs))
         return super().step(*args, **kwargs)
 
 

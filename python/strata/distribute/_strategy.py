@@ -221,32 +221,39 @@ class Strategy:
         self._communicator().all_reduce(arrays, op="sum")
         return float(arrays[0][0])
 
-    def _all_reduce_gradients(self, context, params):
-        """Sums the replicas' gradients of `params` in place, in one
-        batch_all_reduce; a gradient that some replicas lack counts as zero
-        there, and one that every replica lacks stays None."""
-        if self.num_replicas_in_sync == 1:
-            return
-        communicator = self._communicator()
+    def _replica_step(self, context, params, optimizer_step):
+        """optimizer.step() in replica context: every replica sums the
+        replicas' gradients of `params` in place (one batch_all_reduce) and
+        takes the step on its own copy."""
+        if self.num_replicas_in_sync > 1:
+            communicator = self._communicator()
 
-        def step(payloads):
-            if any(len(p) != len(payloads[0]) for p in payloads):
-                raise ValueError("the replicas' optimizers hold different numbers of parameters: "
-                                 + ", ".join(str(len(p)) for p in payloads))
-            lists = [[] for _ in payloads]
-            for i in range(len(payloads[0])):
-                params_i = [p[i] for p in payloads]
-                if all(p.grad is None for p in params_i):
-                    continue
-                for r, p in enumerate(params_i):
-                    if p.grad is None:
-                        p.grad = torch.zeros_like(p)
-                    elif p.grad.is_sparse or not p.grad.is_contiguous():
-                        p.grad = p.grad.to_dense().contiguous()
-                    lists[r].append(p.grad.detach().numpy())
-            communicator.batch_all_reduce(lists, op="sum")
+            def step(payloads):
+                communicator.batch_all_reduce(gradient_arrays(payloads), op="sum")
 
-        context.meet(f"batch_all_reduce(sum) of {len(params)} gradients", params, step)
+            context.meet(f"batch_all_reduce(sum) of {len(params)} gradients", params, step)
+        return optimizer_step()
+
+
+def gradient_arrays(payloads):
+    """The replicas' gradients of their lists of parameters, as numpy views
+    in replica order. A gradient that some replicas lack becomes zeros
+    there; one that every replica lacks is left out (and stays None)."""
+    if any(len(p) != len(payloads[0]) for p in payloads):
+        raise ValueError("the replicas' optimizers hold different numbers of parameters: "
+                         + ", ".join(str(len(p)) for p in payloads))
+    lists = [[] for _ in payloads]
+    for i in range(len(payloads[0])):
+        params_i = [p[i] for p in payloads]
+        if all(p.grad is None for p in params_i):
+            continue
+        for r, p in enumerate(params_i):
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
+            elif p.grad.is_sparse or not p.grad.is_contiguous():
+                p.grad = p.grad.to_dense().contiguous()
+            lists[r].append(p.grad.detach().numpy())
+    return lists
 
 
 def _identity(v, axis, op):
