@@ -1,8 +1,8 @@
 """MultiWorkerMirroredStrategy: the replicas of every process of a job
 (workers x local devices), mirrored like MirroredStrategy's, meeting
 through strata.join(): the job is resolved from the environment by the
-config's cluster.resolver (TF_CONFIG, Slurm, mpirun, torchrun's env://
-variables, `strata launch`), with heartbeats that name a dead worker."""
+config's cluster.resolver (TF_CONFIG, Slurm, mpirun, `strata launch`),
+with heartbeats that name a dead worker."""
 
 from strata import _core
 from strata.distribute._strategy import Strategy
@@ -16,7 +16,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         if cluster_resolver is not None:
             raise NotImplementedError(
                 "cluster_resolver: Strata resolves the job from the environment with the "
-                "config's cluster.resolver (TF_CONFIG, Slurm, mpirun, torchrun, strata launch); "
+                "config's cluster.resolver (TF_CONFIG, Slurm, mpirun, strata launch); "
                 "pass None")
         super().__init__(list(devices) if devices is not None else ["cpu:0"],
                          communication_options)
