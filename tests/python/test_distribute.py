@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 import strata.distribute as sd
+from strata.torch import digits_cnn
 from distribute_loops import (FULL_STEPS, GLOBAL_BATCH, TOLERANCE, Net, make_global_batches,
                               plain_torch_loop, rfc_loop)
 
@@ -235,3 +236,19 @@ def test_optimizer_state_matches_and_lives_where_the_strategy_keeps_it(name, glo
     stateful = [len(o.state) > 0 for o in strategy.experimental_local_results(optimizer)]
     # Mirrored: every replica steps its own optimizer; CentralStorage: one state, replica 0's
     assert stateful == ([True] * 3 if name.startswith("mirrored") else [True, False, False])
+
+
+def test_state_changes_outside_run_reach_every_copy():
+    strategy = sd.MirroredStrategy(["cpu:0", "cpu:1", "cpu:2"])
+    with strategy.scope():
+        model = Net()
+    model.eval()
+    assert [m.training for m in strategy.experimental_local_results(model)] == [False] * 3
+    other = digits_cnn.make_model(seed=7)
+    model.load_state_dict(other.state_dict())
+    for copy in strategy.experimental_local_results(model):
+        assert max_difference(copy, other) == 0
+    x = torch.zeros(2, 1, 8, 8)
+    with torch.no_grad():  # grad mode is thread-local in torch: the replicas follow the caller's
+        outs = strategy.run(lambda: model(x).requires_grad)
+    assert outs is False

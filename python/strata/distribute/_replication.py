@@ -64,14 +64,23 @@ def _owner_replica(obj):
     return replica.local_replica_id
 
 
+# Methods that change a module's or optimizer's state: called in
+# cross-replica context (outside `run`), they change every replica's copy,
+# so the copies stay alike (model.eval(), model.load_state_dict(...)).
+_TO_EVERY_COPY = frozenset({"train", "eval", "load_state_dict", "zero_grad", "requires_grad_"})
+
+
 class _StandsForReplica:
     """Mixed into replica 0's copy: on replica r's thread every attribute,
-    call and assignment goes to replica r's copy."""
+    call and assignment goes to replica r's copy; outside `run`, the
+    methods of _TO_EVERY_COPY apply to every copy."""
 
     def __getattribute__(self, name):
         replica = _owner_replica(self)
         if replica:
             return getattr(object.__getattribute__(self, "_strata_copies")[replica], name)
+        if name in _TO_EVERY_COPY and _context.current_replica() is None:
+            return _on_every_copy(self, name)
         return object.__getattribute__(self, name)
 
     def __setattr__(self, name, value):
@@ -86,6 +95,17 @@ class _StandsForReplica:
         if replica:
             return object.__getattribute__(self, "_strata_copies")[replica](*args, **kwargs)
         return super().__call__(*args, **kwargs)
+
+
+def _on_every_copy(obj, name):
+    copies = object.__getattribute__(obj, "_strata_copies")
+    methods = [object.__getattribute__(obj, name)] + [getattr(c, name) for c in copies[1:]]
+
+    def call(*args, **kwargs):
+        results = [method(*args, **kwargs) for method in methods]
+        return results[0]
+
+    return call
 
 
 class _AllReducesGradients:

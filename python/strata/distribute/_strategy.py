@@ -106,12 +106,14 @@ class Strategy:
                     count, thread_name_prefix=f"strata-{type(self).__name__}-replica")
             failures = []
             failures_lock = threading.Lock()
+            grad_enabled = torch.is_grad_enabled()  # thread-local in torch: hand it on
 
             def replica_main(context):
                 r = context.local_replica_id
                 try:
-                    return self._run_replica(context, fn, select_replica(args, r, count),
-                                             select_replica(kwargs, r, count))
+                    with torch.set_grad_enabled(grad_enabled):
+                        return self._run_replica(context, fn, select_replica(args, r, count),
+                                                 select_replica(kwargs, r, count))
                 except BaseException as error:
                     with failures_lock:
                         failures.append((context.replica_id_in_sync_group, error))
