@@ -8,6 +8,7 @@ at once."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -68,6 +69,7 @@ def test_a_dead_worker_is_named_within_the_timeout(tmp_path):
     with open(tmp_path / "rank0.json") as f:
         result = json.load(f)
     assert result["error"] == "PeerFailedError", (result, outputs)
-    assert "worker 1" in result["message"] and "replica 0 of MultiWorkerMirroredStrategy" in \
-        result["message"], result
+    assert "worker 1" in result["message"], result
+    # the collective fails on both local replicas; the first to report is named
+    assert re.match(r"replica [01] of MultiWorkerMirroredStrategy\(worker 0 of 2", result["message"])
     assert result["seconds"] < 15, result  # named by the heartbeats, not the 30 s timeout
