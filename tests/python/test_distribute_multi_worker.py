@@ -71,5 +71,6 @@ def test_a_dead_worker_is_named_within_the_timeout(tmp_path):
     assert result["error"] == "PeerFailedError", (result, outputs)
     assert "worker 1" in result["message"], result
     # the collective fails on both local replicas; the first to report is named
-    assert re.match(r"replica [01] of MultiWorkerMirroredStrategy\(worker 0 of 2", result["message"])
+    named = r"replica [01] of MultiWorkerMirroredStrategy\(worker 0 of 2"
+    assert re.match(named, result["message"]), result
     assert result["seconds"] < 15, result  # named by the heartbeats, not the 30 s timeout

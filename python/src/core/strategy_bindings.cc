@@ -38,7 +38,8 @@ class PythonRendezvous {
     }
     if (!(timeout > 0)) {
       throw_status(InvalidArgumentError("a replica's wait at " + what +
-                                        " needs a positive timeout, not " + std::to_string(timeout)));
+                                        " needs a positive timeout, not " +
+                                        std::to_string(timeout)));
     }
     const auto deadline = ReplicaRendezvous::Clock::now() +
                           std::chrono::duration_cast<ReplicaRendezvous::Clock::duration>(

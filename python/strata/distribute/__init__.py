@@ -23,7 +23,7 @@ from strata.distribute._strategy import Strategy
 from strata.distribute._values import (CommunicationOptions, PerReplica, ReduceOp,
                                        compute_average_loss)
 
-__all__ = ["CentralStorageStrategy", "CommunicationOptions", "DistributedDataset", "MirroredStrategy",
-           "MultiWorkerMirroredStrategy", "OneDeviceStrategy",
+__all__ = ["CentralStorageStrategy", "CommunicationOptions", "DistributedDataset",
+           "MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy",
            "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "compute_average_loss",
            "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context"]

@@ -162,7 +162,8 @@ def _contiguous_copy(tensor):
 
 def _describe(tensors):
     if len(tensors) == 1:
-        return f"a {str(tensors[0].dtype).replace('torch.', '')} tensor of {tuple(tensors[0].shape)}"
+        dtype = str(tensors[0].dtype).replace("torch.", "")
+        return f"a {dtype} tensor of {tuple(tensors[0].shape)}"
     return f"{len(tensors)} tensors"
 
 

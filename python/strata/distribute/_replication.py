@@ -119,8 +119,9 @@ class _AllReducesGradients:
         strategy = object.__getattribute__(self, "_strata_strategy")
         if replica is not None and replica.strategy is strategy:
             params = [p for group in self.param_groups for p in group["params"]]
+            optimizer_step = super().step
             return strategy._replica_step(replica, params,
-                                          lambda: super(_AllReducesGradients, self).step(*args, **kwargs))
+                                          lambda: optimizer_step(*args, **kwargs))
         return super().step(*args, **kwargs)
 
 
@@ -166,7 +167,8 @@ class Replicator:
         self._strategy._broadcast_from_chief(copies)
         originals = list(module.parameters()) + list(module.buffers())
         for r, replica in enumerate(copies[1:], start=1):
-            for original, mine in zip(originals, list(replica.parameters()) + list(replica.buffers())):
+            mine_all = list(replica.parameters()) + list(replica.buffers())
+            for original, mine in zip(originals, mine_all):
                 self._copies_of.setdefault(id(original), [original]).append(mine)
         for original in originals:
             self._copies_of.setdefault(id(original), [original])
@@ -179,8 +181,8 @@ class Replicator:
         if foreign:
             raise ValueError(
                 f"{type(optimizer).__name__} made in {self._strategy!r}'s scope updates "
-                f"{len(foreign)} parameter(s) of no module made in that scope (first: #{foreign[0]}); "
-                "create the model inside strategy.scope() too")
+                f"{len(foreign)} parameter(s) of no module made in that scope (first: "
+                f"#{foreign[0]}); create the model inside strategy.scope() too")
         copies = [optimizer]
         for r in range(1, count):
             memo = {id(p): self._copies_of[id(p)][r] for p in params}

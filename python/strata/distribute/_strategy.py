@@ -117,8 +117,9 @@ class Strategy:
                 except BaseException as error:
                     with failures_lock:
                         failures.append((context.replica_id_in_sync_group, error))
-                    self._rendezvous.abort(f"replica {context.replica_id_in_sync_group} failed ({type(error).__name__}: {error}); "
-                                           "the other replicas were released")
+                    self._rendezvous.abort(
+                        f"replica {context.replica_id_in_sync_group} failed "
+                        f"({type(error).__name__}: {error}); the other replicas were released")
                     return None
 
             futures = [self._executor.submit(replica_main, c) for c in contexts]
