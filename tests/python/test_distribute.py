@@ -252,3 +252,9 @@ def test_state_changes_outside_run_reach_every_copy():
     with torch.no_grad():  # grad mode is thread-local in torch: the replicas follow the caller's
         outs = strategy.run(lambda: model(x).requires_grad)
     assert outs is False
+
+
+def test_run_inside_run_is_refused_not_deadlocked():
+    strategy = sd.MirroredStrategy(["cpu:0", "cpu:1"])
+    with pytest.raises(RuntimeError, match="replica [01] of .*run called inside a replica"):
+        strategy.run(lambda: strategy.run(lambda: None))

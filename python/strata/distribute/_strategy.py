@@ -90,6 +90,9 @@ class Strategy:
         tuples, lists and dicts). An exception in a replica is raised here,
         with the replica named, after the other replicas are released."""
         del options  # tf.distribute.RunOptions: nothing here depends on them
+        if _context.current_replica() is not None:
+            raise RuntimeError(f"{self!r}.run called inside a replica of run; call it from "
+                               "cross-replica context (tf.distribute refuses it too)")
         kwargs = kwargs or {}
         self._replicator.replicate_pending()
         count = self._local_count
