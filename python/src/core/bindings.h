@@ -21,6 +21,7 @@ StatusOr<std::shared_ptr<Runtime>> process_runtime(const std::optional<std::stri
 
 void add_runtime_bindings(pybind11::module_& m);       // runtime(), info(), explain()
 void add_communicator_bindings(pybind11::module_& m);  // Communicator, local(), join()
+void add_strategy_bindings(pybind11::module_& m);      // ReplicaRendezvous, even_row_split()
 
 }  // namespace strata::python
 

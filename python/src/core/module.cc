@@ -46,4 +46,5 @@ PYBIND11_MODULE(_core, m) {
   });
   strata::python::add_runtime_bindings(m);
   strata::python::add_communicator_bindings(m);
+  strata::python::add_strategy_bindings(m);
 }

@@ -1,0 +1,110 @@
+// The pieces of core's strategy layer that strata.distribute reuses rather
+// than writing again: the replicas' meeting point (ReplicaRendezvous, with
+// its deadlines, abort and "replicas disagree" check) and the split of a
+// global batch (even_row_split).
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/strategy/distributed_dataset.h"
+#include "core/strategy/replica_rendezvous.h"
+#include "python/src/common/status_error.h"
+#include "python/src/core/bindings.h"
+
+namespace py = pybind11;
+
+namespace strata::python {
+namespace {
+
+// Python replicas keep their payloads on the Python side; core only needs a
+// distinct non-null pointer per replica to count who has arrived.
+class PythonRendezvous {
+ public:
+  explicit PythonRendezvous(int replicas)
+      : replicas_(replicas), rendezvous_(replicas), tokens_(static_cast<size_t>(replicas)) {}
+
+  // Waits with the GIL released; the last replica in runs `step` (a Python
+  // callable of no arguments) with the GIL held, and every replica gets its
+  // outcome. A step that raises fails the meeting for all of them.
+  void arrive(int replica, const std::string& what, const py::function& step, double timeout) {
+    if (replica < 0 || replica >= replicas_) {
+      throw_status(InvalidArgumentError("replica " + std::to_string(replica) +
+                                        " is not one of the " + std::to_string(replicas_) +
+                                        " replicas meeting at " + what));
+    }
+    if (!(timeout > 0)) {
+      throw_status(InvalidArgumentError("a replica's wait at " + what +
+                                        " needs a positive timeout, not " +
+                                        std::to_string(timeout)));
+    }
+    const auto deadline = ReplicaRendezvous::Clock::now() +
+                          std::chrono::duration_cast<ReplicaRendezvous::Clock::duration>(
+                              std::chrono::duration<double>(timeout));
+    auto run_step = [&](std::span<void* const>) -> Status {
+      py::gil_scoped_acquire acquire;
+      try {
+        step();
+        return Status();
+      } catch (py::error_already_set& raised) {
+        return AbortedError("the cross-replica step " + what + " raised: " + raised.what());
+      }
+    };
+    Status status;
+    {
+      py::gil_scoped_release release;
+      status = rendezvous_.arrive(replica, what, &tokens_[static_cast<size_t>(replica)], run_step,
+                                  deadline);
+    }
+    throw_if_error(status);
+  }
+
+  void abort(const std::string& why) {
+    py::gil_scoped_release release;
+    rendezvous_.abort(AbortedError(why));
+  }
+
+  void reset() {
+    py::gil_scoped_release release;
+    rendezvous_.reset();
+  }
+
+  int replicas() const { return replicas_; }
+
+ private:
+  const int replicas_;
+  ReplicaRendezvous rendezvous_;
+  std::vector<char> tokens_;
+};
+
+}  // namespace
+
+void add_strategy_bindings(py::module_& m) {
+  py::class_<PythonRendezvous, std::shared_ptr<PythonRendezvous>>(m, "ReplicaRendezvous")
+      .def(py::init([](int replicas) {
+             if (replicas < 1) {
+               throw_status(InvalidArgumentError("a rendezvous needs at least one replica, not " +
+                                                 std::to_string(replicas)));
+             }
+             return std::make_shared<PythonRendezvous>(replicas);
+           }),
+           py::arg("replicas"))
+      .def_property_readonly("replicas", &PythonRendezvous::replicas)
+      .def("arrive", &PythonRendezvous::arrive, py::arg("replica"), py::arg("what"),
+           py::arg("step"), py::arg("timeout"))
+      .def("abort", &PythonRendezvous::abort, py::arg("why"))
+      .def("reset", &PythonRendezvous::reset);
+
+  m.def("even_row_split", [](int64_t rows, int parts) {
+        if (rows < 0 || parts < 1) {
+          throw_status(InvalidArgumentError("cannot split " + std::to_string(rows) + " rows into " +
+                                            std::to_string(parts) + " parts"));
+        }
+        return even_row_split(rows, parts);
+      }, py::arg("rows"), py::arg("parts"));
+}
+
+}  // namespace strata::python
