@@ -20,6 +20,7 @@ constexpr auto kCheckEvery = std::chrono::milliseconds(5);
 
 // The longest sleep: the peer waited for is looked at (/proc) in between.
 constexpr auto kLongestSleep = std::chrono::milliseconds(2);
+constexpr int kLooksPerClockRead = 16;
 
 const char* flag_verb(Flag flag) {
   switch (flag) {
@@ -69,30 +70,37 @@ bool ShmOperation::test() {
   if (!posted_) throw sdk::Error(STRATA_FAILED_PRECONDITION, "test() before post()");
   if (failed_code_ != STRATA_OK) throw sdk::Error(failed_code_, failed_);
   if (advance()) return true;
-  check_waiting();
+  check_waiting(Clock::now());
   return false;
 }
 
 bool ShmOperation::wait(std::chrono::nanoseconds timeout) {
-  const auto until = Clock::now() + timeout;
+  if (!posted_) throw sdk::Error(STRATA_FAILED_PRECONDITION, "wait() before post()");
+  if (failed_code_ != STRATA_OK) throw sdk::Error(failed_code_, failed_);
+  auto now = Clock::now();
+  const auto until = now + timeout;
   // A peer on another core raises its flag within microseconds of finishing
   // its part, and one that shares this core cannot run while this one spins:
   // spin for team().spin() (ShmOptions::spin_us), then sleep.
-  auto spin_until = Clock::now() + team_.spin();
+  auto spin_until = now + team_.spin();
   for (;;) {
     const uint64_t chunk = chunk_;
     const Phase phase = phase_;
-    if (test()) return true;
-    const auto now = Clock::now();
-    if (now >= until) return false;
-    // Each wait spins afresh, then sleeps until the peer raises a flag.
-    if (chunk != chunk_ || phase != phase_) spin_until = now + team_.spin();
-    if (now < spin_until) {
+    // A look at the flags is a few loads; a clock read (a vDSO call, slow
+    // on a VM's clock source) costs more than a small call's hand-off:
+    // look several times per clock read.
+    for (int look = 0; look < kLooksPerClockRead; ++look) {
+      if (advance()) return true;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
-      continue;
     }
+    now = Clock::now();
+    check_waiting(now);
+    if (now >= until) return false;
+    // Each wait spins afresh, then sleeps until the peer raises a flag.
+    if (chunk != chunk_ || phase != phase_) spin_until = now + team_.spin();
+    if (now < spin_until) continue;
     const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(until - now);
     team_.segment(waiting_rank_)
         .sleep_until(waiting_flag_, waiting_value_, std::min<std::chrono::nanoseconds>(left, kLongestSleep));
@@ -167,8 +175,7 @@ bool ShmOperation::reached(Peers who, Flag flag, uint64_t value) {
   return true;
 }
 
-void ShmOperation::check_waiting() {
-  const auto now = Clock::now();
+void ShmOperation::check_waiting(std::chrono::steady_clock::time_point now) {
   if (now < next_check_ || waiting_rank_ < 0) return;
   next_check_ = now + kCheckEvery;
   const std::string waited = std::string(" while this rank waited for it to ") +

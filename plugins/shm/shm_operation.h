@@ -81,7 +81,7 @@ class ShmOperation : public sdk::Operation {
   enum class Phase { kStage, kReduce, kGather };
   bool advance();
   bool reached(Peers who, Flag flag, uint64_t value);
-  void check_waiting();
+  void check_waiting(std::chrono::steady_clock::time_point now);
   [[noreturn]] void fail(strata_status_t code, const std::string& why);
 
   ShmTeam& team_;
