@@ -5,6 +5,8 @@
 #include <numeric>
 #include <vector>
 
+#include "strata/sdk/host_copy.h"
+
 namespace strata::python {
 namespace {
 
@@ -57,7 +59,7 @@ Status exchange_blocks(CollectiveOps& ops, const BlockExchange& x, const uint8_t
   const uint8_t* source = send;
   if (own < widest) {
     padded.assign(static_cast<size_t>(widest), 0);
-    if (own > 0) std::memcpy(padded.data(), send, static_cast<size_t>(own));
+    if (own > 0) sdk::copy_host(padded.data(), send, static_cast<size_t>(own));
     source = padded.data();
   }
   std::vector<uint8_t> gathered(n * static_cast<size_t>(widest));
@@ -72,7 +74,7 @@ Status exchange_blocks(CollectiveOps& ops, const BlockExchange& x, const uint8_t
     int64_t from = static_cast<int64_t>(s) * widest;
     for (size_t r = 0; r < me; ++r) from += sends(s, r);
     if (sends(s, me) > 0) {
-      std::memcpy(recv + into, gathered.data() + from, static_cast<size_t>(sends(s, me)));
+      sdk::copy_host(recv + into, gathered.data() + from, static_cast<size_t>(sends(s, me)));
     }
     into += sends(s, me);
   }

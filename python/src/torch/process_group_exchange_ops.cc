@@ -10,6 +10,7 @@
 #include "python/src/common/status_error.h"
 #include "python/src/torch/block_exchange.h"
 #include "python/src/torch/process_group_strata.h"
+#include "strata/sdk/host_copy.h"
 #include "python/src/torch/tensor_buffers.h"
 
 namespace strata::python {
@@ -21,7 +22,7 @@ uint8_t* bytes_of(const at::Tensor& t) { return static_cast<uint8_t*>(t.data_ptr
 void copy_into(const at::Tensor& tensor, const uint8_t* from) {
   const StagedTensor staged(tensor);
   const Buffer target = staged.bytes({0, 0});
-  if (target.count > 0) std::memcpy(target.data, from, target.count);
+  if (target.count > 0) sdk::copy_host(target.data, from, target.count);
   staged.finish();
 }
 
@@ -134,7 +135,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupStrata::scatter(
                    for (size_t r = 0; r < ins.size(); ++r) {
                      const at::Tensor piece = ins[r].contiguous();
                      if (block > 0) {
-                       std::memcpy(bytes_of(flat) + static_cast<int64_t>(r) * block,
+                       sdk::copy_host(bytes_of(flat) + static_cast<int64_t>(r) * block,
                                    piece.data_ptr(), static_cast<size_t>(block));
                      }
                    }
