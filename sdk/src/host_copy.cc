@@ -1,5 +1,7 @@
 #include "strata/sdk/host_copy.h"
 
+#include <unistd.h>
+
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -11,6 +13,16 @@ namespace {
 
 // Below this glibc does not use `rep movsb` (its rep_movsb_threshold).
 constexpr uint64_t kSmallest = 2048;
+// From this size on glibc copies with vector loops (and, far above it,
+// non-temporal stores) that beat ours: on AMD its rep_movsb_stop_threshold
+// is the L2 size, which sysconf reports from the same detection.
+uint64_t largest() {
+  static const uint64_t bytes = [] {
+    const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<uint64_t>(l2) : uint64_t{1} << 20;
+  }();
+  return bytes;
+}
 constexpr uintptr_t kPage = 4096;
 // Destinations this far past the source (mod the page) are the slow ones.
 constexpr uintptr_t kAliasing = 64;
@@ -21,7 +33,7 @@ bool copy_host_avoids_memcpy(const void* dst, const void* src, uint64_t bytes) n
 #if defined(__SSE2__)
   const uintptr_t distance =
       (reinterpret_cast<uintptr_t>(dst) - reinterpret_cast<uintptr_t>(src)) & (kPage - 1);
-  return bytes >= kSmallest && distance != 0 && distance < kAliasing;
+  return bytes >= kSmallest && bytes < largest() && distance != 0 && distance < kAliasing;
 #else
   (void)dst, (void)src, (void)bytes;
   return false;
