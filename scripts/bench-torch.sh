@@ -34,7 +34,7 @@ for n in 2 4; do
   mpirun -np "$n" --oversubscribe -x PYTHONPATH -x OMP_NUM_THREADS -x STRATA_LOG_LEVEL \
     "$py" "${bench[@]}" --mpi-bench "mpi_bench_np$n.csv" --ddp-step 50 \
     --csv "torch_mpirun_np$n.csv" --plot "torch_mpirun_np$n.png" | tee "torch_mpirun_np$n.log"
-  note "torchrun, $n ranks: strata (no MPI world: AUTO picks grpc_ring) vs gloo, DDP step"
+  note "torchrun, $n ranks: strata (no MPI world: AUTO picks shm on one host) vs gloo, DDP step"
   torchrun "$n" "${bench[@]}" --ddp-step 50 --csv "torch_torchrun_np$n.csv" \
     --plot "torch_torchrun_np$n.png" | tee "torch_torchrun_np$n.log"
 done
