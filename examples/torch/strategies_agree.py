@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Reads distribute_digits.py's lines (stdin or files) and says whether the
-strategies agree: every line's final loss and checksum within --tolerance
-of the first one's. Prints one line; exit status 1 when they do not agree
+"""Reads distribute_digits.py's lines (stdin or files; `strata launch`'s
+[worker-N] prefix is fine) and says whether the strategies agree: every
+line's final loss and checksum within --tolerance of the first one's. Prints one line; exit status 1 when they do not agree
 (or when fewer than two lines came), naming the line that differs."""
 
 import argparse
 import re
 import sys
 
-LINE = re.compile(r"^digits: (?P<who>.+?): steps (?P<steps>\d+) final loss (?P<loss>\S+) "
+LINE = re.compile(r"(?:^|\] )digits: (?P<who>.+?): steps (?P<steps>\d+) final loss (?P<loss>\S+) "
                   r"checksum (?P<checksum>\S+) accuracy (?P<accuracy>\S+)")
 
 

@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from conftest import algorithms, python, run_job, strata_cli  # noqa: E402
 
-SIDES = ["ddp", "ddp_again", "multi_worker", "mirrored"]
+SIDES = ["ddp", "ddp_again", "multi_worker", "multi_worker_reduce_last", "mirrored"]
 MACHINERY = ["plain_step", "run_noop", "all_reduce", "mirrored_step"]
 
 

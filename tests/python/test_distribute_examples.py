@@ -46,7 +46,8 @@ def test_two_strategies_print_the_same_figures(two_runs):
 
 def test_strategies_agree_says_so_and_fails_on_a_difference(two_runs, tmp_path):
     agree = os.path.join(EXAMPLES, "strategies_agree.py")
-    done = subprocess.run([python(), agree], input="".join(two_runs), capture_output=True,
+    prefixed = "".join(f"[worker-0] {l}\n" for l in two_runs[1].splitlines())  # strata launch's
+    done = subprocess.run([python(), agree], input=two_runs[0] + prefixed, capture_output=True,
                           text=True, timeout=30)
     assert done.returncode == 0 and done.stdout.startswith("strategies agree: 2 runs"), done
     line = next(l for l in two_runs[1].splitlines() if l.startswith("digits: "))

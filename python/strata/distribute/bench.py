@@ -4,7 +4,10 @@ same math, in interleaved rounds whose order rotates, medians reported:
 
   ddp            DDP, N processes, each on its rows of the global batch
   ddp_again      the same DDP again (a null run: the noise of the bench)
-  multi_worker   MultiWorkerMirroredStrategy, N processes x 1 cpu device
+  multi_worker   MultiWorkerMirroredStrategy, N processes x 1 cpu device,
+                 the RFC's loop: the loss reduced over the replicas each step
+  multi_worker_reduce_last   the same, the loss reduced after the last
+                 step only (as DDP's loop, which never reduces its loss)
   mirrored       MirroredStrategy on N cpu devices in process 0 alone
                  (the other processes wait in a gloo barrier meanwhile)
 
@@ -58,9 +61,10 @@ def parse_args(argv):
     return args
 
 
-def strategy_trainer(strategy, images, labels):
+def strategy_trainer(strategy, images, labels, reduce_every_step=True):
     """The digits step under `strategy` (same seed, lr and batches as
-    _bench_ddp's DDP trainer); run(first, steps) returns the last loss."""
+    _bench_ddp's DDP trainer); run(first, steps) returns the last loss,
+    reduced over the replicas after every step or after the last only."""
     with strategy.scope():
         model = digits_cnn.make_model(seed=0)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
@@ -77,9 +81,13 @@ def strategy_trainer(strategy, images, labels):
         batches = [(images[rows], labels[rows]) for rows in
                    (digits_cnn.batch_indices(s, GLOBAL_BATCH, len(labels))
                     for s in range(first, first + steps))]
-        loss = None
+        losses = None
         for x, y in strategy.experimental_distribute_dataset(batches):
-            loss = strategy.reduce(sd.ReduceOp.SUM, strategy.run(step, args=(x, y)), axis=None)
+            losses = strategy.run(step, args=(x, y))
+            if reduce_every_step:
+                loss = strategy.reduce(sd.ReduceOp.SUM, losses, axis=None)
+        if not reduce_every_step:
+            loss = strategy.reduce(sd.ReduceOp.SUM, losses, axis=None)
         return loss.item()
     return run
 
@@ -131,9 +139,12 @@ def main(argv=None):
     images, labels = digits_cnn.digits_tensors()
     trainers = {"ddp": _trainer(None, images, labels, rank, world),
                 "ddp_again": _trainer(None, images, labels, rank, world),
-                "multi_worker": strategy_trainer(multi_worker, images, labels)}
+                "multi_worker": strategy_trainer(multi_worker, images, labels),
+                "multi_worker_reduce_last": strategy_trainer(multi_worker, images, labels,
+                                                             reduce_every_step=False)}
+    replicas = multi_worker.num_replicas_in_sync
     shape = {"ddp": (world, world), "ddp_again": (world, world),
-             "multi_worker": (world, multi_worker.num_replicas_in_sync)}
+             "multi_worker": (world, replicas), "multi_worker_reduce_last": (world, replicas)}
     if not args.no_mirrored:
         if rank == 0:
             mirrored = sd.MirroredStrategy([f"cpu:{i}" for i in range(world)])
@@ -149,11 +160,11 @@ def main(argv=None):
         print(f"# strata.distribute.bench: digits CNN, global batch {GLOBAL_BATCH}, {world} "
               f"processes ({launcher()}), {args.rounds} interleaved rounds x {args.steps} "
               "steps, medians; ratio_to_ddp: median of the per-round ratios")
-        print(" ".join(f"{c:>14}" for c in COLUMNS))
+        print(f"{COLUMNS[0]:>24} " + " ".join(f"{c:>12}" for c in COLUMNS[1:]))
         for r in rows:
             processes, replicas = shape[r["side"]]
-            print(f"{r['side']:>14} {processes:>14} {replicas:>14} {r['seconds'] * 1e3:>14.3f} "
-                  f"{r['ratio']:>14.3f} {r['loss']:>14.6f}")
+            print(f"{r['side']:>24} {processes:>12} {replicas:>12} {r['seconds'] * 1e3:>12.3f} "
+                  f"{r['ratio']:>12.3f} {r['loss']:>12.6f}")
         _bench_machinery.print_table(tiny)
         if args.csv:
             with open(args.csv, "w") as f:
