@@ -1,9 +1,8 @@
 """MultiWorkerMirroredStrategy in the environments launchers make: a
-2-process job under torchrun, under mpirun, and with torch's env://
-variables set by hand, with the environment's own resolver or one given
-(sd.cluster_resolver), ends with the weights and reduced
-losses of one plain torch loop. The resolvers' answers and the default
-resolver's choice are checked without a job."""
+2-process job under torchrun and under mpirun, with the environment's own
+resolver, ends with the weights and reduced losses of one plain torch
+loop. The resolvers' answers, the default resolver's choice and a job
+given by hand are checked in this process."""
 
 import json
 import os
@@ -13,7 +12,7 @@ import pytest
 import torch
 
 import strata.distribute as sd
-from conftest import SCENARIOS, algorithms, launch, python, run_job
+from conftest import SCENARIOS, algorithms, python, run_job
 from distribute_loops import TOLERANCE, make_global_batches, plain_torch_loop
 
 SCENARIO = os.path.join(SCENARIOS, "distribute_launchers.py")
@@ -46,11 +45,10 @@ def needs_cross_process():
         pytest.skip("no cross-process algorithm is loaded (no mpi or grpc_ring plugin)")
 
 
-# Each job costs 10-20 s on a loaded 2-core machine, so one per
-# environment: torchrun with the default resolver (--standalone: rank 0
-# serves torch's store), mpirun with the default resolver (which the
-# scenario compares with MPIClusterResolver's answer), and variables set
-# by hand with an explicit TorchrunClusterResolver.
+# Each job costs 10-20 s on a loaded 2-core machine, so one per launcher:
+# torchrun with the default resolver (--standalone: rank 0 serves torch's
+# store), mpirun with the default resolver (which the scenario compares
+# with MPIClusterResolver's answer).
 def test_torchrun_job_matches_one_plain_torch_loop(reference, tmp_path):
     needs_cross_process()
     results, out = run_job([python(), "-m", "torch.distributed.run", "--redirects", "1",
@@ -73,13 +71,6 @@ def test_mpirun_job_matches_one_plain_torch_loop(reference, tmp_path):
     check_same_as_plain_loop(results, reference, None, out)
     for rank, r in results.items():
         assert r["mpi_resolver"] == {"task_id": rank, "workers": 2, "resolver": "mpi"}, r
-
-
-def test_env_variables_by_hand_match_one_plain_torch_loop(reference, tmp_path):
-    needs_cross_process()
-    results, logs = launch(2, "distribute_launchers.py", tmp_path, timeout=90,
-                           env={"STRATA_TEST_RESOLVER": "torchrun"})
-    check_same_as_plain_loop(results, reference, "TorchrunClusterResolver", logs)
 
 
 def test_default_resolver_is_the_environments_own():
@@ -112,7 +103,13 @@ def test_resolvers_answer_like_tf(monkeypatch):
             {"RANK": "2", "WORLD_SIZE": "2", "MASTER_ADDR": "h", "MASTER_PORT": "1"}).cluster()
 
 
-def test_a_task_outside_the_workers_is_refused():
+def test_a_job_given_by_hand_joins_and_a_wrong_one_is_refused():
+    one = sd.cluster_resolver.SimpleClusterResolver({"worker": ["127.0.0.1:1"]},
+                                                    num_accelerators={"cpu": 2})
+    strategy = sd.MultiWorkerMirroredStrategy(cluster_resolver=one)
+    assert strategy.devices == ("cpu:0", "cpu:1") and strategy.num_replicas_in_sync == 2
+    total = strategy.reduce(sd.ReduceOp.SUM, sd.PerReplica((torch.ones(2), torch.ones(2) * 2)))
+    assert total.tolist() == [3.0, 3.0] and strategy.cluster_resolver is one
     bad = sd.cluster_resolver.SimpleClusterResolver({"worker": ["127.0.0.1:1"]}, "worker", 3)
     with pytest.raises(Exception, match="task index 3 is out of range"):
         sd.MultiWorkerMirroredStrategy(cluster_resolver=bad)
