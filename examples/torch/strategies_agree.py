@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Reads distribute_digits.py's lines (stdin or files; `strata launch`'s
 [worker-N] prefix is fine) and says whether the strategies agree: every
-line's final loss and checksum within --tolerance of the first one's. Prints one line; exit status 1 when they do not agree
-(or when fewer than two lines came), naming the line that differs."""
+line's final loss and checksum within --tolerance of the first one's.
+Prints one line; exit status 1 when they do not agree (or when fewer than
+two lines came), naming the line that differs."""
 
 import argparse
 import re
