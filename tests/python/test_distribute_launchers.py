@@ -115,3 +115,16 @@ def test_a_job_given_by_hand_joins_and_a_wrong_one_is_refused():
         sd.MultiWorkerMirroredStrategy(cluster_resolver=bad)
     with pytest.raises(TypeError, match="cluster_resolver must be"):
         sd.MultiWorkerMirroredStrategy(cluster_resolver="tf_config")
+
+
+def test_slurm_resolver_reads_an_srun_step(monkeypatch):
+    for name, value in {"SLURM_PROCID": "1", "SLURM_STEP_NUM_TASKS": "2",
+                        "SLURM_STEP_NODELIST": "node[1-2]", "SLURM_STEP_TASKS_PER_NODE": "1(x2)",
+                        "STRATA_SLURM_PORT_BASE": "30000"}.items():
+        monkeypatch.setenv(name, value)
+    slurm = sd.cluster_resolver.SlurmClusterResolver()
+    assert slurm.task_id == 1 and slurm.task_type == "worker", slurm.cluster()
+    assert slurm.cluster_spec() == {"worker": ["node1:30000", "node2:30000"]}
+    monkeypatch.setenv("SLURM_PROCID", "2")
+    with pytest.raises(Exception, match="SLURM_PROCID=2 is out of range"):
+        sd.cluster_resolver.SlurmClusterResolver().cluster()
