@@ -131,10 +131,20 @@ StatusOr<std::unique_ptr<JobTeam>> JobTeam::join(std::shared_ptr<Runtime> runtim
                                                  std::vector<std::string> devices,
                                                  CommunicationOptions communication,
                                                  std::string_view user) {
-  const ClusterConfig& config = runtime->config().cluster;
   STRATA_ASSIGN_OR_RETURN(ClusterSpec cluster,
-                          resolve_cluster(runtime->registry(), config.resolver));
+                          resolve_cluster(runtime->registry(), runtime->config().cluster.resolver));
+  return join(std::move(runtime), std::move(cluster), std::move(devices), std::move(communication),
+              user);
+}
+
+StatusOr<std::unique_ptr<JobTeam>> JobTeam::join(std::shared_ptr<Runtime> runtime,
+                                                 ClusterSpec cluster,
+                                                 std::vector<std::string> devices,
+                                                 CommunicationOptions communication,
+                                                 std::string_view user) {
+  STRATA_RETURN_IF_ERROR(cluster.validate());
   if (!cluster.rank()) return no_place(cluster, user);
+  const ClusterConfig& config = runtime->config().cluster;
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
                           open_job_store(runtime->registry(), cluster, config));
   StoreHost host = job_store_host(cluster, config);

@@ -62,6 +62,13 @@ class JobTeam {
                                                  std::vector<std::string> devices,
                                                  CommunicationOptions communication,
                                                  std::string_view user);
+  // The same for a job already resolved (a resolver object of Python's
+  // strata.distribute): validates it, opens its store, then form_in_job().
+  static StatusOr<std::unique_ptr<JobTeam>> join(std::shared_ptr<Runtime> runtime,
+                                                 ClusterSpec cluster,
+                                                 std::vector<std::string> devices,
+                                                 CommunicationOptions communication,
+                                                 std::string_view user);
   // Tears down the team, then leaves the job: a clean exit is not a death,
   // so peers still finishing do not report this process dead.
   ~JobTeam();

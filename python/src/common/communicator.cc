@@ -34,6 +34,16 @@ StatusOr<std::shared_ptr<Communicator>> Communicator::join(std::shared_ptr<Runti
   return std::make_shared<Communicator>(std::move(runtime), std::move(team));
 }
 
+StatusOr<std::shared_ptr<Communicator>> Communicator::join(std::shared_ptr<Runtime> runtime,
+                                                           ClusterSpec cluster,
+                                                           std::vector<std::string> devices,
+                                                           CommunicationOptions options) {
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<JobTeam> team,
+                          JobTeam::join(runtime, std::move(cluster), std::move(devices),
+                                        std::move(options), "strata.distribute"));
+  return std::make_shared<Communicator>(std::move(runtime), std::move(team));
+}
+
 Communicator::Communicator(std::shared_ptr<Runtime> runtime, std::unique_ptr<JobTeam> team)
     : runtime_(std::move(runtime)),
       devices_(team->devices()),

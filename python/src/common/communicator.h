@@ -28,6 +28,12 @@ class Communicator {
   static StatusOr<std::shared_ptr<Communicator>> join(std::shared_ptr<Runtime> runtime,
                                                       std::vector<std::string> devices,
                                                       CommunicationOptions options);
+  // The same in a job a resolver object already described
+  // (strata.distribute.cluster_resolver: torchrun's variables, a spec given).
+  static StatusOr<std::shared_ptr<Communicator>> join(std::shared_ptr<Runtime> runtime,
+                                                      ClusterSpec cluster,
+                                                      std::vector<std::string> devices,
+                                                      CommunicationOptions options);
   Communicator(std::shared_ptr<Runtime> runtime, std::unique_ptr<JobTeam> team);
 
   // The team, held for the duration of one call, so close() during a call

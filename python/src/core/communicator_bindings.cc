@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <map>
 
 #include "core/collective/call_size.h"
 #include "core/runtime/runtime_report.h"
@@ -72,6 +73,26 @@ py::dict explain_call(Communicator& comm, const std::string& op_name, const std:
   return explanation_dict(describe_call(op, bytes_for_count(op, count, dtype, comm.replica_count()),
                                         count, dtype, redop, root, in_place),
                           comm.describe(), sel);
+}
+
+// resolve_cluster()'s dict back into a ClusterSpec; ClusterSpec::validate
+// then says what is wrong with it.
+ClusterSpec cluster_spec_from_dict(const py::dict& d) {
+  ClusterSpec spec;
+  spec.jobs = d["jobs"].cast<std::map<std::string, std::vector<std::string>>>();
+  spec.task_type = d["task_type"].cast<std::string>();
+  spec.task_index = d["task_index"].cast<int>();
+  auto text = [&](const char* key) {
+    return d.contains(key) && !d[key].is_none() ? d[key].cast<std::string>() : std::string();
+  };
+  spec.rpc_layer = text("rpc_layer");
+  spec.device_type = text("device_type");
+  spec.resolver = text("resolver");
+  spec.source = text("source");
+  if (d.contains("devices_per_task") && !d["devices_per_task"].is_none()) {
+    spec.devices_per_task = d["devices_per_task"].cast<int>();
+  }
+  return spec;
 }
 
 }  // namespace
@@ -196,6 +217,21 @@ void add_communicator_bindings(py::module_& m) {
       }, py::arg("devices") = std::vector<std::string>{}, py::arg("implementation") = py::none(),
       py::arg("bytes_per_pack") = py::none(), py::arg("timeout") = py::none(),
       py::arg("config") = py::none());
+
+  // join() in a job described by a dict (resolve_cluster's shape), for
+  // strata.distribute's resolver objects.
+  m.def("join_cluster", [](const py::dict& cluster, const std::vector<std::string>& devices,
+                           const Opt& implementation, const std::optional<uint64_t>& bytes_per_pack,
+                           const Seconds& timeout, const Opt& config) {
+        CommunicationOptions options = communication_options(implementation, bytes_per_pack, timeout);
+        ClusterSpec spec = cluster_spec_from_dict(cluster);
+        py::gil_scoped_release release;
+        std::shared_ptr<Runtime> runtime = value_or_throw(process_runtime(config));
+        return value_or_throw(Communicator::join(runtime, std::move(spec), devices,
+                                                 std::move(options)));
+      }, py::arg("cluster"), py::arg("devices") = std::vector<std::string>{},
+      py::arg("implementation") = py::none(), py::arg("bytes_per_pack") = py::none(),
+      py::arg("timeout") = py::none(), py::arg("config") = py::none());
 }
 
 }  // namespace strata::python

@@ -181,6 +181,9 @@ void add_runtime_bindings(py::module_& m) {
         out["chief_address"] = spec.chief_address();
         out["resolver"] = spec.resolver;
         out["source"] = spec.source;
+        out["rpc_layer"] = spec.rpc_layer;
+        out["device_type"] = spec.device_type;
+        out["devices_per_task"] = spec.devices_per_task;
         return out;
       }, py::arg("name") = "auto");
 }

@@ -12,6 +12,7 @@ Inside `run`, `model` and `optimizer` are the running replica's copies, and
 optimizer.step() sums the replicas' gradients first (docs/PYTHON.md).
 """
 
+from strata.distribute import cluster_resolver
 from strata.distribute._central_storage import CentralStorageStrategy
 from strata.distribute._context import (get_replica_context, get_strategy, has_strategy,
                                         in_cross_replica_context)
@@ -26,4 +27,5 @@ from strata.distribute._values import (CommunicationOptions, PerReplica, ReduceO
 __all__ = ["CentralStorageStrategy", "CommunicationOptions", "DistributedDataset",
            "MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy",
            "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "compute_average_loss",
-           "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context"]
+           "cluster_resolver", "get_replica_context", "get_strategy", "has_strategy",
+           "in_cross_replica_context"]
