@@ -92,7 +92,7 @@ def test_multi_worker_input_metrics_and_checkpoints(tmp_path):
         weights, _, _, steps = r["resumed_run"]
         assert steps == len(rows)  # the step count came back with the checkpoint
         assert_weights(weights, expected, (rank, "resumed_run"))
-        assert r["saved"] == ["final-worker0.ckpt"], rank  # the chief alone wrote
+        assert r["saved"] == ["data-worker0.ckpt", "final-worker0.ckpt"], rank  # the chief alone wrote
     with sd.OneDeviceStrategy().scope():
         model = digits_cnn.make_model(seed=5)
     restored = sd.Checkpoint(model=model, step=0).restore(out / "final-worker0.ckpt")

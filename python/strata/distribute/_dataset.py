@@ -46,6 +46,7 @@ class DistributedDataset:
         self._first_local = first_local
         self._local = local
         self._position = _Position()
+        self._strategy = None  # set by the strategy that made it
 
     @property
     def auto_shard_policy(self):
@@ -95,6 +96,10 @@ class DistributedIterator:
 
     def get_next(self):
         return next(self)
+
+    @property
+    def _strategy(self):
+        return self._distributed._strategy
 
     def state_dict(self):
         return {"batches": self._taken}

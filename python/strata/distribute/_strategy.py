@@ -180,8 +180,10 @@ class Strategy:
         """Each global batch of `dataset` (a tensor, or a tuple, list or dict
         of tensors batched along dim 0) split across the replicas; across
         workers as `options` (InputOptions or an AutoShardPolicy) says."""
-        return DistributedDataset(dataset, self._replica_count, self._replica_offset,
-                                  self._local_count, self._worker_count, options)
+        distributed = DistributedDataset(dataset, self._replica_count, self._replica_offset,
+                                         self._local_count, self._worker_count, options)
+        distributed._strategy = self  # whose chief writes a Checkpoint of it
+        return distributed
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """Calls dataset_fn(InputContext) once in this worker; the iterable
@@ -192,8 +194,11 @@ class Strategy:
             shard_policy(options)  # checked; the function does its own sharding
         context = InputContext(self._worker_count, self._replica_offset // self._local_count,
                                self._replica_count)
-        return DatasetsFromFunction(dataset_fn, context, self._local_count, self._worker_count,
-                                    self._job_sum_arrays if self._worker_count > 1 else None)
+        distributed = DatasetsFromFunction(
+            dataset_fn, context, self._local_count, self._worker_count,
+            self._job_sum_arrays if self._worker_count > 1 else None)
+        distributed._strategy = self
+        return distributed
 
     def default_replica_context(self):
         return ReplicaContext(self, 0, self._replica_offset)

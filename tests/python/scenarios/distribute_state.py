@@ -91,6 +91,9 @@ result["context"] = [contexts[0].num_input_pipelines, contexts[0].input_pipeline
 final = os.path.join(out, f"final-worker{rank}.ckpt")  # a path per worker: who writes shows
 result["resumed_run"] = train(strategy.experimental_distribute_dataset(batches), seed=7,
                               restore=os.environ["STRATA_TEST_CHECKPOINT"], save=final)
+# A checkpoint of the data alone knows its strategy too: the chief alone writes.
+sd.Checkpoint(data=strategy.experimental_distribute_dataset(batches), step=1).save(
+    os.path.join(out, f"data-worker{rank}.ckpt"))
 result["saved"] = sorted(n for n in os.listdir(out) if n.endswith(".ckpt"))
 with open(os.path.join(out, f"rank{rank}.json"), "w") as f:
     json.dump(result, f)
