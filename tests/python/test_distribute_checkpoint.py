@@ -51,6 +51,11 @@ def train(strategy, batches, seed=0, stop_after=None, restore_from=None, save_to
         if ckpt.step == stop_after:
             ckpt.save(save_to)
             break
+    if restore_from is not None:
+        # the state lives where the strategy keeps it: CentralStorage's on replica 0 alone
+        stateful = [len(o.state) > 0 for o in strategy.experimental_local_results(optimizer)]
+        assert stateful == [True] + [not isinstance(strategy, sd.CentralStorageStrategy)] * (
+            len(stateful) - 1), stateful
     return strategy.experimental_local_results(model), ckpt
 
 

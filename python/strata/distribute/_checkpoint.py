@@ -125,13 +125,21 @@ class Checkpoint:
             state = _decode(json.loads(metadata["object/" + name]), tensors, where)
             if _kind(name, obj) == "stateful":
                 try:
-                    obj.load_state_dict(state)
+                    self._load(obj, state)
                 except Exception as error:
                     raise ValueError(f"{where}: restoring '{name}' "
                                      f"({type(obj).__name__}) failed: {error}") from error
             else:
                 self._objects[name] = state
         return self
+
+    @staticmethod
+    def _load(obj, state):
+        strategy = getattr(obj, "__dict__", {}).get("_strata_strategy")
+        if strategy is not None and isinstance(obj, torch.optim.Optimizer):
+            strategy._load_optimizer_state(obj, state)  # where the strategy keeps it
+        else:
+            obj.load_state_dict(state)
 
     def _strategy(self):
         """The strategy of the tracked objects (their scope's), else the current one."""

@@ -245,6 +245,10 @@ class Strategy:
         self._communicator().all_reduce(arrays, op="sum")
         return float(arrays[0][0])
 
+    def _load_optimizer_state(self, optimizer, state):
+        """A restored optimizer state goes to every replica's copy."""
+        optimizer.load_state_dict(state)
+
     def _job_sum_arrays(self, local_arrays):
         """float64 arrays, one per local replica, summed over the whole job."""
         arrays = [np.ascontiguousarray(a, dtype=np.float64) for a in local_arrays]
