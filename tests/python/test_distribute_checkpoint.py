@@ -219,3 +219,48 @@ def test_a_writer_killed_mid_save_leaves_the_previous_file_whole(tmp_path):
     # The file is the old one or a whole new one, never a prefix.
     values = torch.from_numpy(_core.read_checkpoint(str(path))["tensors"]["state/values"])
     assert values.numel() in (16, 16 << 20) and bool((values == values[0]).all())
+
+
+def test_checkpoint_manager_keeps_the_newest_and_skips_a_damaged_one(batches, tmp_path):
+    strategy = sd.MirroredStrategy(["cpu:0", "cpu:1"])
+    with strategy.scope():
+        model = digits_cnn.make_model(seed=0)
+        optimizer = momentum_sgd(model.parameters())
+    dataset = strategy.experimental_distribute_dataset(batches)
+    ckpt = sd.Checkpoint(model=model, optimizer=optimizer, data=dataset, step=0)
+    manager = sd.CheckpointManager(ckpt, tmp_path, max_to_keep=2)
+    assert manager.restore_or_initialize() is None and manager.latest_checkpoint is None
+
+    def step(x, y):
+        optimizer.zero_grad(); F.cross_entropy(model(x), y, reduction="sum").div(
+            GLOBAL_BATCH).backward(); optimizer.step()
+    weights = {}
+    for x, y in dataset:
+        strategy.run(step, args=(x, y))
+        ckpt.step += 1
+        weights[ckpt.step] = [p.detach().clone() for p in model.parameters()]
+        manager.save()
+        if ckpt.step == 3:
+            break
+    names = [os.path.basename(p) for p in manager.checkpoints]
+    assert names == ["ckpt-2.strata", "ckpt-3.strata"]
+    assert manager.latest_checkpoint == str(tmp_path / "ckpt-3.strata")
+    newest = tmp_path / "ckpt-3.strata"
+    data = bytearray(newest.read_bytes())
+    data[100] ^= 1
+    newest.write_bytes(bytes(data))
+
+    with sd.OneDeviceStrategy().scope():
+        other = digits_cnn.make_model(seed=7)
+        other_optimizer = momentum_sgd(other.parameters())
+    other_dataset = sd.OneDeviceStrategy().experimental_distribute_dataset(batches)
+    resumed = sd.Checkpoint(model=other, optimizer=other_optimizer, data=other_dataset, step=0)
+    path = sd.CheckpointManager(resumed, tmp_path).restore_or_initialize()
+    assert path == str(tmp_path / "ckpt-2.strata") and resumed.step == 2  # 3 is damaged
+    assert all(torch.equal(p, q) for p, q in zip(other.parameters(), weights[2]))
+    assert other_dataset.state_dict()["batches"] == 2  # a save before iterating keeps it
+    assert len(list(other_dataset)) == len(batches) - 2
+    with pytest.raises(ValueError, match="needs a checkpoint_number"):
+        sd.CheckpointManager(sd.Checkpoint(model=other), tmp_path).save()
+    assert sd.CheckpointManager(sd.Checkpoint(model=other), tmp_path).save(9).endswith(
+        "ckpt-9.strata")

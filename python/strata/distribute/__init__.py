@@ -15,6 +15,7 @@ optimizer.step() sums the replicas' gradients first (docs/PYTHON.md).
 from strata.distribute import experimental, metrics
 from strata.distribute._central_storage import CentralStorageStrategy
 from strata.distribute._checkpoint import Checkpoint
+from strata.distribute._checkpoint_manager import CheckpointManager
 from strata.distribute._context import (get_replica_context, get_strategy, has_strategy,
                                         in_cross_replica_context)
 from strata.distribute._dataset import DistributedDataset, DistributedIterator
@@ -26,7 +27,8 @@ from strata.distribute._strategy import Strategy
 from strata.distribute._values import (CommunicationOptions, PerReplica, ReduceOp,
                                        compute_average_loss)
 
-__all__ = ["CentralStorageStrategy", "Checkpoint", "CommunicationOptions", "DistributedDataset",
+__all__ = ["CentralStorageStrategy", "Checkpoint", "CheckpointManager",
+           "CommunicationOptions", "DistributedDataset",
            "DistributedIterator", "InputContext", "InputOptions", "experimental", "metrics",
            "MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy",
            "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "compute_average_loss",

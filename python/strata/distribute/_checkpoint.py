@@ -67,6 +67,14 @@ class Checkpoint:
         collectives), the chief alone writes, and every worker returns once
         the chief's write succeeded or raises if it failed. Returns `path`."""
         path = str(path)
+        self._write_with(lambda step, tensors, metadata: _core.write_checkpoint(
+            path, step, tensors, metadata), f"saving checkpoint '{path}'")
+        return path
+
+    def _write_with(self, write, what):
+        """Collects every tracked object's state (on every worker) and calls
+        write(step, tensors, metadata) on the chief; every worker raises if
+        it failed. Returns what `write` returned (None on other workers)."""
         strategy = self._strategy()
         tensors, metadata = {}, {}
         names = []
@@ -79,19 +87,22 @@ class Checkpoint:
         metadata[_OBJECTS_KEY] = json.dumps({"version": _FORMAT_VERSION, "names": names})
         metadata["strategy"] = type(strategy).__name__
         metadata["replicas"] = str(strategy.num_replicas_in_sync)
-        step = self._objects.get("step")
-        step = int(step) if isinstance(step, (int, np.integer)) else 0
-        failure = None
+        failure, written = None, None
         if strategy._is_chief:
             try:
-                _core.write_checkpoint(path, step, tensors, metadata)
+                written = write(self._step_number() or 0, tensors, metadata)
             except Exception as error:  # every worker must hear of it: no early raise
                 failure = error
-        _agree(strategy, [0.0 if failure is None else 1.0], f"saving checkpoint '{path}'",
+        _agree(strategy, [0.0 if failure is None else 1.0], what,
                "the chief failed to write it", failure)
         if failure is not None:
             raise failure
-        return path
+        return written
+
+    def _step_number(self):
+        """The tracked `step` as an int, or None when there is none."""
+        step = self._objects.get("step")
+        return int(step) if isinstance(step, (int, np.integer)) else None
 
     # --- restore ---------------------------------------------------------
 
@@ -161,19 +172,26 @@ def _kind(name, obj):
                     "load_state_dict(); track modules, optimizers, datasets, metrics, numbers")
 
 
-def _agree(strategy, my_numbers, what, others_failed, failure):
-    """Every worker's numbers, summed across workers as per-worker slots:
-    raises on the workers that did not fail when one did, and when the
-    workers read different files. One worker: nothing to agree on."""
+def exchange(strategy, my_numbers):
+    """Every worker's numbers, by worker (one all-reduce of per-worker slots)."""
     workers = strategy._worker_count
     if workers == 1:
-        return
+        return np.array([my_numbers], dtype=np.float64)
     worker = strategy._replica_offset // strategy._local_count
     slots = np.zeros((workers, len(my_numbers)))
     slots[worker] = my_numbers
     local = [slots.reshape(-1)] + [np.zeros(slots.size)] * (strategy._local_count - 1)
-    every = strategy._job_sum_arrays(local).reshape(workers, len(my_numbers))
-    failed = [w for w in range(workers) if every[w, 0]]
+    return strategy._job_sum_arrays(local).reshape(workers, len(my_numbers))
+
+
+def _agree(strategy, my_numbers, what, others_failed, failure):
+    """Raises on the workers that did not fail when one did (my_numbers[0]
+    is 1 on failure), and when the workers read different files
+    (my_numbers[1], the CRC). One worker: nothing to agree on."""
+    if strategy._worker_count == 1:
+        return
+    every = exchange(strategy, my_numbers)
+    failed = [w for w in range(len(every)) if every[w, 0]]
     if failed and failure is None:
         raise RuntimeError(f"{what}: {others_failed} (worker(s) "
                            f"{', '.join(map(str, failed))}); see their errors")

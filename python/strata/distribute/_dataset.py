@@ -149,7 +149,9 @@ class _Position:
 
     def state_dict(self):
         current = self._current
-        return {"batches": current._taken if current is not None else 0, "passes": self._passes}
+        # Restored and not yet iterated: the position still to be taken up.
+        batches = current._taken if current is not None else self._pending
+        return {"batches": batches, "passes": self._passes}
 
     def load_state_dict(self, state):
         self._pending = _batches(state)
