@@ -228,6 +228,8 @@ class PerReplicaIterator(DistributedIterator):
         return _stack(elements, rows)
 
     def _skip(self, steps):
+        # No end check: across workers, a worker whose pipeline ended took
+        # empty steps while others had data, and those count too.
         for _ in range(steps):
             for _ in range(self._distributed._local):
                 next(self._source, None)
