@@ -22,6 +22,7 @@ StatusOr<std::shared_ptr<Runtime>> process_runtime(const std::optional<std::stri
 void add_runtime_bindings(pybind11::module_& m);       // runtime(), info(), explain()
 void add_communicator_bindings(pybind11::module_& m);  // Communicator, local(), join()
 void add_strategy_bindings(pybind11::module_& m);      // ReplicaRendezvous, even_row_split()
+void add_checkpoint_bindings(pybind11::module_& m);    // write/read/verify_checkpoint(), CheckpointManager
 
 }  // namespace strata::python
 

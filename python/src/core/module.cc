@@ -31,7 +31,7 @@ void raise_status_error(const StatusError& error) {
 
 PYBIND11_MODULE(_core, m) {
   using strata::python::StatusError;
-  m.doc() = "Strata's core, bound for Python: runtime, info, explain, communicators";
+  m.doc() = "Strata's core, bound for Python: runtime, info, explain, communicators, checkpoints";
   m.attr("__version__") = STRATA_VERSION;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -47,4 +47,5 @@ PYBIND11_MODULE(_core, m) {
   strata::python::add_runtime_bindings(m);
   strata::python::add_communicator_bindings(m);
   strata::python::add_strategy_bindings(m);
+  strata::python::add_checkpoint_bindings(m);
 }

@@ -12,11 +12,14 @@ Inside `run`, `model` and `optimizer` are the running replica's copies, and
 optimizer.step() sums the replicas' gradients first (docs/PYTHON.md).
 """
 
-from strata.distribute import cluster_resolver
+from strata.distribute import cluster_resolver, experimental, metrics
 from strata.distribute._central_storage import CentralStorageStrategy
+from strata.distribute._checkpoint import Checkpoint
+from strata.distribute._checkpoint_manager import CheckpointManager
 from strata.distribute._context import (get_replica_context, get_strategy, has_strategy,
                                         in_cross_replica_context)
-from strata.distribute._dataset import DistributedDataset
+from strata.distribute._dataset import DistributedDataset, DistributedIterator
+from strata.distribute._input import InputContext, InputOptions
 from strata.distribute._multi_worker import MultiWorkerMirroredStrategy
 from strata.distribute._one_device import MirroredStrategy, OneDeviceStrategy
 from strata.distribute._replica_context import ReplicaContext
@@ -24,7 +27,9 @@ from strata.distribute._strategy import Strategy
 from strata.distribute._values import (CommunicationOptions, PerReplica, ReduceOp,
                                        compute_average_loss)
 
-__all__ = ["CentralStorageStrategy", "CommunicationOptions", "DistributedDataset",
+__all__ = ["CentralStorageStrategy", "Checkpoint", "CheckpointManager",
+           "CommunicationOptions", "DistributedDataset",
+           "DistributedIterator", "InputContext", "InputOptions", "experimental", "metrics",
            "MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy",
            "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "compute_average_loss",
            "cluster_resolver", "get_replica_context", "get_strategy", "has_strategy",

@@ -25,6 +25,11 @@ class CentralStorageStrategy(Strategy):
     def parameter_device(self):
         return self._parameter_device
 
+    def _load_optimizer_state(self, optimizer, state):
+        """A restored optimizer state goes to replica 0's optimizer alone,
+        the only one that steps."""
+        type(optimizer).load_state_dict(optimizer, state)
+
     def _replica_step(self, context, params, optimizer_step):
         """optimizer.step() in replica context: the gradients are summed
         into replica 0's (Strata's reduce), replica 0's optimizer steps (so

@@ -11,7 +11,8 @@ import torch
 
 from strata import _core
 from strata.distribute import _context, _replication
-from strata.distribute._dataset import DistributedDataset
+from strata.distribute._dataset import DatasetsFromFunction, DistributedDataset
+from strata.distribute._input import InputContext, shard_policy
 from strata.distribute._replica_context import Meeting, ReplicaContext, gather_rows
 from strata.distribute._values import (CommunicationOptions, PerReplica, reduce_op_name, regroup,
                                        select_replica, step_global_batch_size)
@@ -177,10 +178,27 @@ class Strategy:
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """Each global batch of `dataset` (a tensor, or a tuple, list or dict
-        of tensors batched along dim 0) split across the replicas."""
-        del options
-        return DistributedDataset(dataset, self._replica_count, self._replica_offset,
-                                  self._local_count)
+        of tensors batched along dim 0) split across the replicas; across
+        workers as `options` (InputOptions or an AutoShardPolicy) says."""
+        distributed = DistributedDataset(dataset, self._replica_count, self._replica_offset,
+                                         self._local_count, self._worker_count, options)
+        distributed._strategy = self  # whose chief writes a Checkpoint of it
+        return distributed
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """Calls dataset_fn(InputContext) once in this worker; the iterable
+        of per-replica batches it returns feeds this worker's replicas, one
+        batch each per step. The function shards by the context's
+        input_pipeline_id (this worker) of num_input_pipelines."""
+        if options is not None:
+            shard_policy(options)  # checked; the function does its own sharding
+        context = InputContext(self._worker_count, self._replica_offset // self._local_count,
+                               self._replica_count)
+        distributed = DatasetsFromFunction(
+            dataset_fn, context, self._local_count, self._worker_count,
+            self._job_sum_arrays if self._worker_count > 1 else None)
+        distributed._strategy = self
+        return distributed
 
     def default_replica_context(self):
         return ReplicaContext(self, 0, self._replica_offset)
@@ -226,6 +244,22 @@ class Strategy:
         arrays = [np.array([n], dtype=np.float64) for n in local_numbers]
         self._communicator().all_reduce(arrays, op="sum")
         return float(arrays[0][0])
+
+    def _load_optimizer_state(self, optimizer, state):
+        """A restored optimizer state goes to every replica's copy."""
+        optimizer.load_state_dict(state)
+
+    def _job_sum_arrays(self, local_arrays):
+        """float64 arrays, one per local replica, summed over the whole job."""
+        arrays = [np.ascontiguousarray(a, dtype=np.float64) for a in local_arrays]
+        if self._worker_count == 1:
+            return sum(arrays[1:], arrays[0].copy())
+        self._communicator().all_reduce(arrays, op="sum")
+        return arrays[0]
+
+    @property
+    def _is_chief(self):
+        return self._replica_offset == 0
 
     def _replica_step(self, context, params, optimizer_step):
         """optimizer.step() in replica context: every replica sums the
