@@ -1,15 +1,20 @@
 // The pieces of core's strategy layer that strata.distribute reuses rather
 // than writing again: the replicas' meeting point (ReplicaRendezvous, with
 // its deadlines, abort and "replicas disagree" check) and the split of a
-// global batch (even_row_split).
+// global batch (even_row_split), and the config's `strategy:` and
+// `collectives:` sections as core parsed them (strategy_config).
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "core/collective/buffer.h"
+#include "core/config/config.h"
 #include "core/strategy/distributed_dataset.h"
 #include "core/strategy/replica_rendezvous.h"
 #include "python/src/common/status_error.h"
@@ -80,6 +85,77 @@ class PythonRendezvous {
   std::vector<char> tokens_;
 };
 
+// What strata.distribute.strategy_from_config builds: the `strategy:` section
+// of the runtime's config, with core's defaults for `devices` filled in the
+// way make_strategy does (core/strategy/strategy_factory.cc).
+py::dict strategy_config(const std::optional<std::string>& config) {
+  std::shared_ptr<Runtime> runtime;
+  {
+    py::gil_scoped_release release;
+    runtime = value_or_throw(process_runtime(config));
+  }
+  const Config& c = runtime->config();
+  const StrategyConfig& s = c.strategy;
+  if (s.kind == "parameter_server") {
+    throw_status(NotSupportedError(
+        c.source + ": strategy.kind parameter_server: ParameterServerStrategy runs from C++ "
+        "(make_strategy_from_config; docs/PARAMETER_SERVER.md), not from strata.distribute; "
+        "from Python use multi_worker_mirrored, mirrored, central_storage or one_device"));
+  }
+  if (s.kind == "tpu") {
+    throw_status(NotSupportedError(
+        c.source + ": strategy.kind tpu: TPUStrategy runs from C++ (make_strategy_from_config; "
+        "docs/TPU.md), not from strata.distribute, whose replicas are torch cpu devices; from "
+        "Python use mirrored or multi_worker_mirrored"));
+  }
+  std::vector<std::string> devices = s.devices;
+  std::vector<strata_device_t> seen;
+  for (const std::string& name : devices) {
+    const strata_device_t d = value_or_throw(runtime->parse_device(name));
+    if (!runtime->device_exists(d)) {
+      throw_status(NotFoundError(c.source + ": strategy: device " + name +
+                                 " does not exist (see `strata info` for the devices of each "
+                                 "type)"));
+    }
+    if (std::find_if(seen.begin(), seen.end(),
+                     [&](strata_device_t o) { return o == d; }) != seen.end()) {
+      throw_status(InvalidArgumentError(c.source + ": strategy: device " + name +
+                                        " is listed twice; each replica needs its own device"));
+    }
+    seen.push_back(d);
+  }
+  if (devices.empty() && (s.kind == "mirrored" || s.kind == "central_storage")) {
+    const int count = value_or_throw(runtime->device_count("cpu"));
+    for (strata_device_t d : value_or_throw(runtime->devices("cpu", count))) {
+      devices.push_back(runtime->device_name(d));
+    }
+  } else if (devices.empty() && s.kind == "one_device") {
+    devices.push_back("cpu:0");
+  }
+  py::dict out;
+  out["source"] = c.source;
+  out["kind"] = s.kind;
+  out["devices"] = devices;
+  out["parameter_device"] = s.parameter_device;
+  return out;
+}
+
+// The `collectives:` defaults a strategy's communicator starts from (what
+// CommunicationOptions leaves unset); timeout in seconds.
+py::dict collectives_config(const std::optional<std::string>& config) {
+  std::shared_ptr<Runtime> runtime;
+  {
+    py::gil_scoped_release release;
+    runtime = value_or_throw(process_runtime(config));
+  }
+  const CollectivesConfig& c = runtime->config().collectives;
+  py::dict out;
+  out["implementation"] = c.implementation;
+  out["bytes_per_pack"] = c.bytes_per_pack;
+  out["timeout"] = std::chrono::duration<double>(c.timeout).count();
+  return out;
+}
+
 }  // namespace
 
 void add_strategy_bindings(py::module_& m) {
@@ -105,6 +181,9 @@ void add_strategy_bindings(py::module_& m) {
         }
         return even_row_split(rows, parts);
       }, py::arg("rows"), py::arg("parts"));
+
+  m.def("strategy_config", &strategy_config, py::arg("config") = py::none());
+  m.def("collectives_config", &collectives_config, py::arg("config") = py::none());
 }
 
 }  // namespace strata::python

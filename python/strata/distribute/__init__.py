@@ -19,6 +19,7 @@ from strata.distribute._checkpoint_manager import CheckpointManager
 from strata.distribute._context import (get_replica_context, get_strategy, has_strategy,
                                         in_cross_replica_context)
 from strata.distribute._dataset import DistributedDataset, DistributedIterator
+from strata.distribute._from_config import strategy_from_config
 from strata.distribute._input import InputContext, InputOptions
 from strata.distribute._multi_worker import MultiWorkerMirroredStrategy
 from strata.distribute._one_device import MirroredStrategy, OneDeviceStrategy
@@ -33,4 +34,4 @@ __all__ = ["CentralStorageStrategy", "Checkpoint", "CheckpointManager",
            "MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy",
            "PerReplica", "ReduceOp", "ReplicaContext", "Strategy", "compute_average_loss",
            "cluster_resolver", "get_replica_context", "get_strategy", "has_strategy",
-           "in_cross_replica_context"]
+           "in_cross_replica_context", "strategy_from_config"]

@@ -9,8 +9,8 @@ from strata.distribute._strategy import Strategy
 class OneDeviceStrategy(Strategy):
     """One replica on `device`: no communication, the same API."""
 
-    def __init__(self, device="cpu:0"):
-        super().__init__([device])
+    def __init__(self, device="cpu:0", communication_options=None):
+        super().__init__([device], communication_options)
 
 
 class MirroredStrategy(Strategy):

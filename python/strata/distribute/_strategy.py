@@ -17,10 +17,6 @@ from strata.distribute._replica_context import Meeting, ReplicaContext, gather_r
 from strata.distribute._values import (CommunicationOptions, PerReplica, reduce_op_name, regroup,
                                        select_replica, step_global_batch_size)
 
-# Core's default collective timeout (core/config/config.h): how long a
-# replica waits for the others at a cross-replica step.
-DEFAULT_TIMEOUT_S = 300.0
-
 
 class Strategy:
     """Replicas on `devices` of this process, one per device (and, in a
@@ -40,6 +36,7 @@ class Strategy:
         self._replica_offset = 0
         self._worker_count = 1
         self._options = communication_options or CommunicationOptions()
+        self._config_timeout = None
         self._replicator = _replication.Replicator(self)
         self._rendezvous = _core.ReplicaRendezvous(len(self._devices))
         self._meeting = Meeting(len(self._devices))
@@ -66,7 +63,14 @@ class Strategy:
 
     @property
     def meeting_timeout(self):
-        return self._options.timeout or DEFAULT_TIMEOUT_S
+        """How long a replica waits for the others at a cross-replica step:
+        CommunicationOptions.timeout, else the config's collectives.timeout
+        (what the strategy's collectives wait too)."""
+        if self._options.timeout:
+            return self._options.timeout
+        if self._config_timeout is None:
+            self._config_timeout = _core.collectives_config()["timeout"]
+        return self._config_timeout
 
     def __repr__(self):
         return f"{type(self).__name__}({list(self._devices)})"
