@@ -112,6 +112,32 @@ def test_contexts_inside_and_outside():
     assert not sd.has_strategy()
 
 
+@pytest.mark.parametrize("op, scale", [(sd.ReduceOp.SUM, 1.0), (sd.ReduceOp.MEAN, 1.0 / 3)])
+def test_replica_all_reduce_is_differentiable(op, scale):
+    # Replica r: y = op over s of (w_s * x_s), loss_r = sum(c_r * y1) (+ r * sum(y2) for r > 0,
+    # so replica 0 leaves y2 unused). By hand: x_r.grad = w_r * op over s of c_s, and
+    # z_r.grad = op over s of (s, s, ...): (0 + 1 + 2) times scale.
+    strategy = sd.MirroredStrategy(["cpu:0", "cpu:1", "cpu:2"])
+    c = [torch.tensor([float(r + 1), -float(r)]) for r in range(3)]
+
+    def fn():
+        r = sd.get_replica_context().replica_id_in_sync_group
+        x = torch.tensor([float(r + 1), 2.0 * (r + 1)], requires_grad=True)
+        z = torch.full((3,), float(r), requires_grad=True)
+        y1, y2 = sd.get_replica_context().all_reduce(op, [x * (r + 2), z])
+        loss = (c[r] * y1).sum() + (r * y2.sum() if r > 0 else 0)
+        loss.backward()
+        return y1.detach(), x.grad, z.grad
+
+    y1, x_grads, z_grads = strategy.run(fn)
+    c_reduced = sum(c) * scale
+    for r in range(3):
+        assert torch.allclose(y1.values[r], scale * sum(
+            torch.tensor([s + 1.0, 2.0 * (s + 1)]) * (s + 2) for s in range(3)))
+        assert torch.allclose(x_grads.values[r], (r + 2) * c_reduced), (r, x_grads.values[r])
+        assert torch.allclose(z_grads.values[r], torch.full((3,), 3.0 * scale)), r
+
+
 def test_replica_all_reduce_all_gather_and_merge_call():
     strategy = sd.MirroredStrategy([f"cpu:{i}" for i in range(4)])
     calls = []

@@ -79,13 +79,24 @@ class ReplicaContext:
 
     def all_reduce(self, reduce_op, value, options=None):
         """The reduction over all replicas of `value` (a tensor, or a tuple or
-        list of tensors): new tensors, equal on every replica, not tracked
-        by autograd."""
+        list of tensors): new tensors, equal on every replica. SUM and MEAN
+        are differentiable (as in tf.distribute): where a tensor requires
+        grad, backward all-reduces the incoming gradients over the replicas
+        with the same op, so every replica must call backward. MAX and MIN
+        results are not tracked by autograd."""
+        del options
         op = reduce_op_name(reduce_op)
         tensors, rebuild = _flatten(value)
+        if (op in ("sum", "mean") and torch.is_grad_enabled()
+                and any(t.requires_grad for t in tensors)):
+            return rebuild(list(_AllReduce.apply(self, op, *tensors)))
+        return rebuild(self._all_reduce_tensors(op, tensors))
+
+    def _all_reduce_tensors(self, op, tensors):
+        """Contiguous copies of `tensors`, reduced over the replicas."""
         outputs = [_contiguous_copy(t) for t in tensors]
         if self.num_replicas_in_sync == 1:
-            return rebuild(outputs)
+            return outputs
         communicator = self.strategy._communicator()
 
         def step(payloads):
@@ -93,7 +104,7 @@ class ReplicaContext:
             communicator.batch_all_reduce([[t.numpy() for t in p] for p in payloads], op=op)
 
         self.meet(f"all_reduce({op}) of {_describe(outputs)}", outputs, step)
-        return rebuild(outputs)
+        return outputs
 
     def all_gather(self, value, axis):
         """Every replica's `value` (tensors, or a tuple or list of them)
@@ -136,6 +147,26 @@ class ReplicaContext:
 
         name = getattr(merge_fn, "__qualname__", repr(merge_fn))
         return self.meet(f"merge_call({name})", (tuple(args), dict(kwargs)), step)
+
+
+class _AllReduce(torch.autograd.Function):
+    """all_reduce(SUM or MEAN) whose gradient is the same all_reduce of the
+    replicas' incoming gradients: replica r's output is op over s of x_s,
+    so d(sum over r of L_r)/d x_s is op over r of dL_r/d(output_r)."""
+
+    @staticmethod
+    def forward(ctx, context, op, *tensors):
+        ctx.context, ctx.op = context, op
+        ctx.like = [(t.shape, t.dtype) for t in tensors]
+        return tuple(context._all_reduce_tensors(op, list(tensors)))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        # Every replica must bring every tensor to the meeting: an output
+        # this replica did not use has a zero gradient.
+        grads = [g if g is not None else torch.zeros(shape, dtype=dtype)
+                 for g, (shape, dtype) in zip(grads, ctx.like)]
+        return (None, None, *ctx.context._all_reduce_tensors(ctx.op, grads))
 
 
 def _merge(values):
