@@ -13,6 +13,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import strata
 import strata.distribute as sd
 from strata.torch import digits_cnn
 from distribute_loops import (FULL_STEPS, GLOBAL_BATCH, TOLERANCE, Net, make_global_batches,
@@ -110,6 +111,21 @@ def test_contexts_inside_and_outside():
     assert ids.values == (0, 1, 2) and counts == 3
     assert strategies is True  # the very same object from every replica stays itself
     assert not sd.has_strategy()
+
+
+def test_cuda_replicas_are_refused_with_what_is_missing():
+    # Replicas on cuda devices are not built in Python: the refusal names what
+    # this process lacks besides, as strata.info() and torch see it.
+    nccl = [p for p in strata.info()["plugins"] if p["name"] == "nccl"]
+    for make in (lambda: sd.MirroredStrategy(["cpu:0", "cuda:0"]),
+                 lambda: sd.CentralStorageStrategy(["cpu:0"], parameter_device="cuda:0")):
+        with pytest.raises(NotImplementedError, match="not 'cuda:0'") as raised:
+            make()
+        message = str(raised.value)
+        assert raised.value.code_name == "NOT_SUPPORTED", message
+        assert "not built in Python yet" in message, message
+        assert ("torch sees no cuda device" in message) == (not torch.cuda.is_available()), message
+        assert ("nccl plugin" in message) == (not nccl or nccl[0]["state"] != "loaded"), message
 
 
 @pytest.mark.parametrize("op, scale", [(sd.ReduceOp.SUM, 1.0), (sd.ReduceOp.MEAN, 1.0 / 3)])

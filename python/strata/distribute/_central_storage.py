@@ -5,6 +5,7 @@ it, updates it alone, and broadcasts the new weights to the other
 replicas (TF's CentralStorageStrategy, for one machine)."""
 
 from strata.distribute import _context
+from strata.distribute._devices import check_replica_devices
 from strata.distribute._strategy import Strategy, gradient_arrays
 
 
@@ -15,9 +16,8 @@ class CentralStorageStrategy(Strategy):
 
     def __init__(self, compute_devices=None, parameter_device=None, communication_options=None):
         devices = list(compute_devices) if compute_devices is not None else ["cpu:0"]
-        if parameter_device is not None and not str(parameter_device).lower().startswith("cpu"):
-            raise NotImplementedError(f"parameter_device must be a cpu device so far, not "
-                                      f"'{parameter_device}'")
+        if parameter_device is not None:
+            check_replica_devices([parameter_device], "parameters")
         super().__init__(devices, communication_options)
         self._parameter_device = str(parameter_device or "cpu:0")
 

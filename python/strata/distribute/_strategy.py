@@ -12,6 +12,7 @@ import torch
 from strata import _core
 from strata.distribute import _context, _replication
 from strata.distribute._dataset import DatasetsFromFunction, DistributedDataset
+from strata.distribute._devices import check_replica_devices
 from strata.distribute._input import InputContext, shard_policy
 from strata.distribute._replica_context import Meeting, ReplicaContext, gather_rows
 from strata.distribute._values import (CommunicationOptions, PerReplica, reduce_op_name, regroup,
@@ -25,10 +26,7 @@ class Strategy:
     def __init__(self, devices, communication_options=None):
         if not devices:
             raise ValueError("a strategy needs at least one device")
-        for device in devices:
-            if not str(device).lower().startswith("cpu"):
-                raise NotImplementedError(
-                    f"strata.distribute runs replicas on cpu devices so far, not '{device}'")
+        check_replica_devices(devices, "replicas")
         self._devices = tuple(str(d) for d in devices)
         self._local_count = len(self._devices)
         # This process's replicas are replicas [offset, offset + local) of the job.
