@@ -8,6 +8,7 @@ every case runs in a child forked from this test process, which never makes
 a runtime itself."""
 
 import multiprocessing
+import os
 import traceback
 
 import pytest
@@ -155,3 +156,24 @@ def test_devices_are_checked_as_in_cpp(tmp_path, devices, error, says):
     assert status == "error", got
     assert got[0] == error and says in got[1], got
 
+
+
+def test_cuda_devices_are_refused_with_what_is_missing(tmp_path):
+    status, got = in_fresh_process(sd.strategy_from_config, write(
+        tmp_path, "strategy:\n  kind: mirrored\n  devices: [cuda:0, cuda:1]\n"))
+    assert status == "error", got
+    name, message, not_implemented, _, _ = got
+    assert name == "NotSupportedError" and not_implemented, got
+    assert "not 'cuda:0'" in message and "not built in Python yet" in message, message
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("mirrored_cpu.yaml", ("MirroredStrategy", ["cpu:0", "cpu:1", "cpu:2", "cpu:3"])),
+    ("central_storage_cpu.yaml", ("CentralStorageStrategy", ["cpu:0", "cpu:1", "cpu:2"])),
+    ("one_device_cpu.yaml", ("OneDeviceStrategy", ["cpu:0"])),
+])
+def test_shipped_configs(name, expected):
+    config = os.path.join(os.path.dirname(__file__), "..", "..", "configs", name)
+    status, got = in_fresh_process(describe, config)
+    assert status == "ok", got
+    assert (got["class"], got["devices"]) == expected, got

@@ -111,6 +111,10 @@ py::dict strategy_config(const std::optional<std::string>& config) {
   std::vector<std::string> devices = s.devices;
   std::vector<strata_device_t> seen;
   for (const std::string& name : devices) {
+    // Python replicas run on cpu devices; strata.distribute refuses the
+    // others naming what the process lacks (_devices.py), where core would
+    // only say the runtime has no such type.
+    if (name.rfind("cpu", 0) != 0) continue;
     const strata_device_t d = value_or_throw(runtime->parse_device(name));
     if (!runtime->device_exists(d)) {
       throw_status(NotFoundError(c.source + ": strategy: device " + name +
