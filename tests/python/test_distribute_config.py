@@ -101,12 +101,21 @@ def test_each_kind_builds_its_strategy(tmp_path, section, expected):
         assert got[key] == value, (key, got)
 
 
+def describe_collectives(config):
+    out = describe(config)
+    strategy = sd.strategy_from_config(config)
+    out["selection"] = strategy._communicator().explain("all_reduce", dtype="f32", count=1024)
+    return out
+
+
 def test_collectives_section_sets_what_options_leave_unset(tmp_path, monkeypatch):
     config = write(tmp_path, "strategy:\n  kind: mirrored\n  devices: [cpu:0, cpu:1]\n"
-                             "collectives:\n  timeout: 7s\n  bytes_per_pack: 1KiB\n")
-    status, got = in_fresh_process(describe, config)
+                             "collectives:\n  implementation: hierarchical_copy\n  timeout: 7s\n"
+                             "  bytes_per_pack: 1KiB\n")
+    status, got = in_fresh_process(describe_collectives, config)
     assert status == "ok", got
     assert got["meeting_timeout"] == pytest.approx(7.0)
+    assert got["selection"]["reason"] == "chosen by implementation: hierarchical_copy", got
     # None: $STRATA_CONFIG, as strata.runtime() chooses.
     monkeypatch.setenv("STRATA_CONFIG", str(config))
     status, got = in_fresh_process(lambda _: _core.collectives_config(), None)
