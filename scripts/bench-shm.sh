@@ -5,8 +5,8 @@
 # (--mca btl self,vader) against a Strata algorithm in the same job, and a
 # null run per op and rank count (MPI against itself: the noise the
 # verdicts must be read against). CSVs, logs and verdicts.txt go to OUT,
-# then one PNG per op: busbw against size for vader, the algorithm and the
-# memory bound, a panel per rank count and placement
+# then one PNG per op: busbw against size for vader, the algorithm, the
+# copy ceiling and the memory bound, a panel per rank count and placement
 # (python/strata/_busbw_plot.py).
 #
 #   scripts/bench-shm.sh [BUILD] [OUT] [PLUGIN]     (defaults: build, bench-shm-out, shm)
@@ -79,7 +79,7 @@ for op in "${ops[@]}"; do
       run_bench "$n" "${op}_np${n}_$place" --op "$op" --algorithm "$algo" "${flag[@]}"
     done
     for name in "${op}_np${n}_null" "${op}_np${n}_in_place" "${op}_np${n}_out_of_place"; do
-      { echo "## $name"; grep -E '^# (target|copy bandwidth)' "$name.log"; } >> verdicts.txt
+      { echo "## $name"; grep -E '^# (target|copy bandwidth|ceiling:)' "$name.log"; } >> verdicts.txt
     done
   done
   panels=()
@@ -89,6 +89,7 @@ for op in "${ops[@]}"; do
       panels+=(--panel "$n ranks, ${place//_/ }"
                --series "$csv" mpi_busbw_gbs "Open MPI vader (raw MPI)"
                --series "$csv" strata_busbw_gbs "$algo"
+               --series "$csv" ceiling_busbw_gbs "copy ceiling (peer copy of the run)"
                --bound "$csv" bound_busbw_gbs "memory bound (copy bw of the run)")
     done
   done
