@@ -59,16 +59,29 @@ def test_targets_name_the_worst_size():
     from strata.torch._bench_report import targets
     rows = [_row(1 << 10, 10, 2000), _row(64 << 10, 40, 2000), _row(1 << 20, 300, 2000),
             _row(16 << 20, 6000, 12000)]
-    plugin = {1 << 10: (1.0, 5.0), 64 << 10: (10.0, 25.0), 1 << 20: (100.0, 200.0),
+    plugin = {1 << 10: (1.0, 5.0), 64 << 10: (10.0, 24.0), 1 << 20: (100.0, 200.0),
               16 << 20: (5000.0, 5000.0)}
     verdicts = {text: (holds, detail) for text, holds, detail in
                 targets(rows, 2, "mpirun", plugin)}
     assert verdicts["strata >= 10x gloo busbw, 1KiB-1MiB"] == (False, "worst 6.67x at 1MiB")
     assert verdicts["strata >= 1.5x gloo busbw from 16MiB"] == (True, "worst 2.00x at 16MiB")
     assert verdicts["strata >= 0.9x mpi plugin busbw from 1MiB"] == (False, "worst 0.67x at 1MiB")
-    assert verdicts["strata >= 0.5x mpi plugin busbw at 64KiB"] == (True, "worst 0.63x at 64KiB")
+    assert verdicts["strata >= 0.5x mpi plugin busbw at 64KiB"] == (True, "worst 0.60x at 64KiB")
     assert targets(rows, 2, "torchrun", None) == [
         ("strata >= gloo at every size", True, "worst 2.00x at 16MiB")]
+
+
+def test_the_plugin_comparison_sets_best_round_against_best_round():
+    # strata-mpi-bench keeps each side's best round; the torch side's median
+    # would set a loaded round against the plugin's luckiest one.
+    from strata.torch._bench_report import targets
+    row = _row(1 << 20, 300, 2000)
+    row.best = {"strata": 180e-6, "gloo": 1900e-6}
+    verdicts = {text: (holds, detail) for text, holds, detail in
+                targets([row], 2, "mpirun", {1 << 20: (100.0, 200.0)})}
+    assert verdicts["strata >= 0.9x mpi plugin busbw from 1MiB"] == (True, "worst 1.11x at 1MiB")
+    assert verdicts["strata >= 10x gloo busbw, 1KiB-1MiB"] == (False, "worst 6.67x at 1MiB"), \
+        "the gloo ratio stays the median of the rounds' ratios"
 
 
 def test_sides_are_checked():

@@ -50,6 +50,9 @@ class Row:
     seconds: Dict[str, float]
     wrong: Dict[str, int]
     ratio: float
+    # Each side's best round: what strata-mpi-bench reports, so a
+    # comparison with its CSV sets best against best.
+    best: Dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 def agreed(value, group, op=dist.ReduceOp.MAX):
@@ -138,7 +141,8 @@ def measure_size(nbytes, dtype, sides, rounds, min_time, control, rank, world):
     wrong = {n: wrong_elements(tensor, sides[n], rank, world, control) for n in names}
     return Row(nbytes=tensor.numel() * item, iterations=iterations,
                seconds={n: statistics.median(t) for n, t in times.items()},
-               wrong=wrong, ratio=statistics.median(ratios))
+               wrong=wrong, ratio=statistics.median(ratios),
+               best={n: min(t) for n, t in times.items()})
 
 
 def sweep(sizes, dtype, sides, rounds, min_time, control, rank, world, progress=None):
