@@ -1,5 +1,7 @@
 #include "shm_operation.h"
 
+#include <sched.h>
+
 #include <algorithm>
 
 #include "peer_liveness.h"
@@ -91,9 +93,14 @@ bool ShmOperation::wait(std::chrono::nanoseconds timeout) {
     // look several times per clock read.
     for (int look = 0; look < kLooksPerClockRead; ++look) {
       if (advance()) return true;
+      if (team_.oversubscribed()) {
+        // The peer waited for may be queued behind this rank on its core.
+        ::sched_yield();
+      } else {
 #if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
+        __builtin_ia32_pause();
 #endif
+      }
     }
     now = Clock::now();
     check_waiting(now);

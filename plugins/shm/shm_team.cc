@@ -45,7 +45,9 @@ ShmTeam::ShmTeam(const strata_team_desc_t& team, const ShmOptions& options)
                 64ull * static_cast<uint64_t>(size_);
   // The host's processors, not this process's affinity: mpirun binds each
   // rank to a core of its own, and that is the case where spinning pays.
-  spin_ = options_.spin_for(size_, ::sysconf(_SC_NPROCESSORS_ONLN));
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  spin_ = options_.spin_for(size_, online);
+  oversubscribed_ = size_ > online;
   segments_.resize(static_cast<size_t>(size_));
   pids_.assign(static_cast<size_t>(size_), 0);
   const std::string name = "strata-shm-team" + std::to_string(id_) + "-rank" +

@@ -52,6 +52,9 @@ class ShmTeam {
   // How long a wait spins before it sleeps (options().spin_us, or decided
   // from the team size and the host's online processors).
   std::chrono::microseconds spin() const { return spin_; }
+  // More ranks than online processors: a spinning wait yields its core to
+  // whoever else may run there (a peer it waits for, likely).
+  bool oversubscribed() const { return oversubscribed_; }
 
   // Chunks run by every call before the current one.
   uint64_t chunks_run() const { return chunks_run_; }
@@ -85,6 +88,7 @@ class ShmTeam {
   uint64_t id_ = 0;
   uint64_t slot_bytes_ = 0;
   std::chrono::microseconds spin_{0};
+  bool oversubscribed_ = false;
   std::vector<Segment> segments_;
   std::vector<pid_t> pids_;
   uint64_t chunks_run_ = 0;
