@@ -14,14 +14,9 @@ namespace {
 class AllGatherCopyOperation final : public ShmOperation {
  public:
   AllGatherCopyOperation(ShmTeam& team, const strata_call_t& call, uint64_t per_chunk)
-      : ShmOperation(team, call, (call.desc->count + per_chunk - 1) / per_chunk),
-        per_chunk_(per_chunk) {}
+      : ShmOperation(team, call, chunks_of(call.desc->count, per_chunk), per_chunk) {}
 
  private:
-  uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
-  uint64_t length(uint64_t chunk) const {
-    return std::min(per_chunk_, desc().count - first(chunk));
-  }
   std::byte* output_of(int rank, uint64_t chunk) const {
     return out() + (static_cast<uint64_t>(rank) * desc().count + first(chunk)) * elem();
   }
@@ -44,7 +39,6 @@ class AllGatherCopyOperation final : public ShmOperation {
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
 
-  uint64_t per_chunk_;
 };
 
 class AllGatherCopy final : public ShmAlgorithm {

@@ -15,15 +15,10 @@ namespace {
 class BroadcastCopyOperation final : public ShmOperation {
  public:
   BroadcastCopyOperation(ShmTeam& team, const strata_call_t& call, uint64_t per_chunk)
-      : ShmOperation(team, call, (call.desc->count + per_chunk - 1) / per_chunk),
-        per_chunk_(per_chunk), root_(call.desc->root == team.rank()) {}
+      : ShmOperation(team, call, chunks_of(call.desc->count, per_chunk), per_chunk),
+        root_(call.desc->root == team.rank()) {}
 
  private:
-  uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
-  uint64_t length(uint64_t chunk) const {
-    return std::min(per_chunk_, desc().count - first(chunk));
-  }
-
   bool stages() const override { return root_; }
   void stage(uint64_t chunk, std::byte* slot) override {
     sdk::copy_host(slot, in() + first(chunk) * elem(), length(chunk) * elem());
@@ -41,7 +36,6 @@ class BroadcastCopyOperation final : public ShmOperation {
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
 
-  uint64_t per_chunk_;
   bool root_;
 };
 

@@ -16,17 +16,11 @@ namespace {
 class ReduceScatterSlicedOperation final : public ShmOperation {
  public:
   ReduceScatterSlicedOperation(ShmTeam& team, const strata_call_t& call, uint64_t per_chunk)
-      : ShmOperation(team, call, (call.desc->count + per_chunk - 1) / per_chunk),
-        per_chunk_(per_chunk),
+      : ShmOperation(team, call, chunks_of(call.desc->count, per_chunk), per_chunk),
         stride_((per_chunk * sdk::dtype_size(call.desc->dtype) + 63) / 64 * 64),
         srcs_(static_cast<size_t>(team.size())) {}
 
  private:
-  uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
-  uint64_t length(uint64_t chunk) const {
-    return std::min(per_chunk_, desc().count - first(chunk));
-  }
-
   bool stages() const override { return true; }
   void stage(uint64_t chunk, std::byte* slot) override {
     for (int j = 0; j < size(); ++j) {
@@ -47,7 +41,6 @@ class ReduceScatterSlicedOperation final : public ShmOperation {
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
 
-  uint64_t per_chunk_;
   uint64_t stride_;
   std::vector<const std::byte*> srcs_;
 };

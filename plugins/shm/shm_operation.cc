@@ -44,11 +44,13 @@ Slice slice_of(uint64_t n, size_t elem, int parts, int j) {
   return {at(static_cast<uint64_t>(j)), at(static_cast<uint64_t>(j) + 1)};
 }
 
-ShmOperation::ShmOperation(ShmTeam& team, const strata_call_t& call, uint64_t chunks)
+ShmOperation::ShmOperation(ShmTeam& team, const strata_call_t& call, uint64_t chunks,
+                           uint64_t per_chunk)
     : team_(team), desc_(*call.desc), sequence_(call.sequence), deadline_ns_(call.deadline_ns),
       elem_(sdk::dtype_size(call.desc->dtype)),
       in_(static_cast<std::byte*>(call.inputs[0].data)),
-      out_(static_cast<std::byte*>(call.outputs[0].data)), chunks_(chunks) {}
+      out_(static_cast<std::byte*>(call.outputs[0].data)), chunks_(chunks),
+      per_chunk_(per_chunk) {}
 
 void ShmOperation::post() {
   posted_ = true;

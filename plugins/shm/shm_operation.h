@@ -19,6 +19,7 @@
 #ifndef STRATA_PLUGINS_SHM_SHM_OPERATION_H_
 #define STRATA_PLUGINS_SHM_SHM_OPERATION_H_
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -44,7 +45,13 @@ Slice slice_of(uint64_t n, size_t elem, int parts, int j);
 
 class ShmOperation : public sdk::Operation {
  public:
-  ShmOperation(ShmTeam& team, const strata_call_t& call, uint64_t chunks);
+  // `chunks` chunks of `per_chunk` elements each (the last may be shorter);
+  // 0 for an operation that moves no elements (barrier).
+  ShmOperation(ShmTeam& team, const strata_call_t& call, uint64_t chunks, uint64_t per_chunk = 0);
+  // How many chunks of `per_chunk` elements `count` elements take.
+  static uint64_t chunks_of(uint64_t count, uint64_t per_chunk) {
+    return (count + per_chunk - 1) / per_chunk;
+  }
 
   void post() override;
   bool test() override;
@@ -65,6 +72,11 @@ class ShmOperation : public sdk::Operation {
     return team_.segment(rank).slot(base_ + chunk);
   }
   const strata_call_desc_t& desc() const { return desc_; }
+  // The call's elements [first(c), first(c) + length(c)) are chunk c.
+  uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
+  uint64_t length(uint64_t chunk) const {
+    return std::min(per_chunk_, desc_.count - first(chunk));
+  }
   const ShmTeam& team() const { return team_; }
   int rank() const { return team_.rank(); }
   int size() const { return team_.size(); }
@@ -92,6 +104,7 @@ class ShmOperation : public sdk::Operation {
   std::byte* in_;
   std::byte* out_;
   uint64_t chunks_;
+  uint64_t per_chunk_;
   uint64_t base_ = 0;
   uint64_t chunk_ = 0;
   Phase phase_ = Phase::kStage;

@@ -26,17 +26,12 @@ class SlicedReductionOperation final : public ShmOperation {
   // call.desc->root.
   SlicedReductionOperation(ShmTeam& team, const strata_call_t& call, uint64_t per_chunk,
                            bool direct, bool every_rank_receives)
-      : ShmOperation(team, call, (call.desc->count + per_chunk - 1) / per_chunk),
-        per_chunk_(per_chunk), direct_(direct),
+      : ShmOperation(team, call, chunks_of(call.desc->count, per_chunk), per_chunk),
+        direct_(direct),
         root_(every_rank_receives || call.desc->root == team.rank()),
         srcs_(static_cast<size_t>(team.size())) {}
 
  private:
-  uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
-  uint64_t length(uint64_t chunk) const {
-    return std::min(per_chunk_, desc().count - first(chunk));
-  }
-
   bool stages() const override { return true; }
   void stage(uint64_t chunk, std::byte* slot) override {
     const std::byte* from = in() + first(chunk) * elem();
@@ -84,7 +79,6 @@ class SlicedReductionOperation final : public ShmOperation {
     }
   }
 
-  uint64_t per_chunk_;
   bool direct_;
   bool root_;
   std::vector<const std::byte*> srcs_;
