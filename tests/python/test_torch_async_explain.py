@@ -28,10 +28,19 @@ def check_explain(r, world):
     return e
 
 
+def check_unwaited(results):
+    # The group's thread looks at least every 4 ms while calls come
+    # (work_queue.cc); 1 s leaves room for a loaded machine.
+    for r in results.values():
+        u = r["unwaited"]
+        assert u["value_ok"] and u["seen_s"] < 1.0, (r["rank"], u)
+
+
 def test_one_rank(tmp_path):
     results, _ = launch(1, "torch_async_explain.py", tmp_path)
     a = results[0]["async"]
     assert a["completed"] and a["value_ok"] and a["future_ok"] and a["then_ok"], a
+    check_unwaited(results)
     check_explain(results[0], 1)
 
 
@@ -49,6 +58,7 @@ def test_two_ranks_over_grpc_ring(tmp_path):
     assert a["counted_during_wait"] > 50, a
     assert a["completed"] and a["value_ok"] and a["future_ok"] and a["then_ok"], a
     assert results[1]["async"]["value_ok"], results[1]["async"]
+    check_unwaited(results)
     for rank in (0, 1):
         e = check_explain(results[rank], 2)
         assert e["all_reduce"]["winner"].startswith("grpc_ring/"), e["all_reduce"]

@@ -10,8 +10,9 @@
 // Queueing a call does not wake a thread while the group is busy: a
 // wake-up per call (and the thread taking the call its caller was about to
 // run) cost each process a context switch per call, which on shared cores
-// is time a peer rank needs. The threads instead look every kTick while
-// calls keep coming, and are woken at once when a call's Future is asked
+// is time a peer rank needs. One thread instead looks now and then while
+// calls keep coming (less often while its looks find nothing), and the
+// threads are woken at once when a call's Future is asked
 // for (start_now: DDP), when a waiter finds an earlier call still queued
 // (kick), or after the group was idle.
 #ifndef STRATA_PYTHON_SRC_TORCH_WORK_QUEUE_H_
@@ -80,7 +81,8 @@ class WorkQueue {
   std::deque<c10::intrusive_ptr<WorkStrata>> queue_;
   bool running_ = false;
   bool stopped_ = false;
-  int sleepers_ = 0;  // threads waiting without ticking: push() wakes them
+  bool ticking_ = false;  // a thread waits with a timeout (looks every tick_)
+  std::chrono::microseconds tick_{500};
   std::chrono::steady_clock::time_point last_push_{};
   Status stop_reason_;
   std::vector<std::thread> threads_;  // last: they start once the rest exists

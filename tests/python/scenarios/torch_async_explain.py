@@ -5,7 +5,7 @@ Async: the last rank enters its all_reduce 1 s late, so rank 0's async
 all_reduce cannot complete yet: the call must return at once with
 is_completed() False, a Python thread must keep running while wait()
 blocks, then the Work, its future and a `then` chained on it complete with
-the sum. Explain: what serves all_reduce, gather, reduce and scatter of a
+the sum; an async call nobody touches completes on its own. Explain: what serves all_reduce, gather, reduce and scatter of a
 tensor, on the default group and on a subgroup of ranks 0 and 1."""
 
 import datetime
@@ -59,6 +59,20 @@ result["async"] = {
     "future_ok": future.done() and bool(torch.all(future.value()[0] == total)),
     "then_ok": bool(torch.all(doubled.wait() == 2 * total)),
 }
+
+# --- unwaited: an async call that nobody waits on, polls or asks the
+# Future of still runs (the group's thread looks for it), also after a
+# run of blocking calls that its callers ran themselves ---
+for _ in range(200):
+    dist.all_reduce(torch.ones(8))
+y = torch.full((1000,), float(rank + 1))
+dist.barrier()
+start = time.monotonic()
+unwaited = dist.all_reduce(y, async_op=True)
+while not bool(torch.all(y == total)) and time.monotonic() - start < 5.0:
+    time.sleep(0.001)
+result["unwaited"] = {"seen_s": time.monotonic() - start, "value_ok": bool(torch.all(y == total))}
+unwaited.wait()
 
 # --- explain ---
 
