@@ -124,7 +124,10 @@ def test_cuda_replicas_are_refused_with_what_is_missing():
         message = str(raised.value)
         assert raised.value.code_name == "NOT_SUPPORTED", message
         assert "not built in Python yet" in message, message
-        assert ("torch sees no cuda device" in message) == (not torch.cuda.is_available()), message
+        cpu_only = torch.version.cuda is None
+        assert ("is built without CUDA" in message) == cpu_only, message
+        assert ("torch sees no cuda device" in message) == \
+            (not cpu_only and not torch.cuda.is_available()), message
         # The message always ends by pointing at the nccl plugin for C++;
         # only a missing or unloaded plugin is listed among the gaps.
         lacks = message.split("Besides,")[0]

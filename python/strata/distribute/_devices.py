@@ -31,7 +31,12 @@ def check_replica_devices(devices, role="replicas"):
 def cuda_gaps():
     """What this process lacks for cuda replicas, one phrase each."""
     gaps = []
-    if not torch.cuda.is_available():
+    if torch.version.cuda is None:
+        # Debian's python3-torch is such a build: no tensor can live on a
+        # cuda device, whatever the machine has.
+        gaps.append(f"this torch ({torch.__version__}) is built without CUDA, so no tensor "
+                    "can live on a cuda device")
+    elif not torch.cuda.is_available():
         gaps.append("torch sees no cuda device")
     try:
         info = _core.info(None)
