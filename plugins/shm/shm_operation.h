@@ -94,6 +94,11 @@ class ShmOperation : public sdk::Operation {
   bool advance();
   bool reached(Peers who, Flag flag, uint64_t value);
   void check_waiting(std::chrono::steady_clock::time_point now);
+  // Sets deadline_ and next_check_ at the first clock read of the call.
+  void start_clock(std::chrono::steady_clock::time_point now);
+  // Looks at the flags kLooksPerClockRead times, pausing (or yielding the
+  // core when oversubscribed) in between; true once the call is done.
+  bool look_a_while();
   [[noreturn]] void fail(strata_status_t code, const std::string& why);
 
   ShmTeam& team_;
@@ -114,6 +119,7 @@ class ShmOperation : public sdk::Operation {
   int waiting_rank_ = -1;
   Flag waiting_flag_ = Flag::kStaged;
   uint64_t waiting_value_ = 0;
+  bool clock_started_ = false;  // deadline_ and next_check_ are set
   std::chrono::steady_clock::time_point deadline_;
   std::chrono::steady_clock::time_point next_check_;
   strata_status_t failed_code_ = STRATA_OK;  // a failure is final: test() repeats it
