@@ -55,8 +55,11 @@ if compgen -G "$build/python/strata/_torch.*.so" > /dev/null; then
   ddp=("$python" "$root/examples/torch/ddp_digits.py" --backend both)
   with_torch=(env "PYTHONPATH=$(cd "$build" && pwd)/python${PYTHONPATH:+:$PYTHONPATH}" OMP_NUM_THREADS=1)
   echo "### ddp_digits (PyTorch DDP, backend \"strata\" vs gloo): 2 processes under torchrun"
-  "${with_torch[@]}" "$python" -m torch.distributed.run --redirects 1 --tee 1 --standalone \
-    --nproc_per_node 2 "${ddp[@]:1}"
+  # A free port, not --standalone's fixed 29400: another job on this host
+  # (a test suite) may hold that one.
+  port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "${with_torch[@]}" "$python" -m torch.distributed.run --redirects 1 --tee 1 --nnodes 1 \
+    --rdzv_backend c10d --rdzv_endpoint "127.0.0.1:$port" --nproc_per_node 2 "${ddp[@]:1}"
   echo
   echo "### ddp_digits: the same under strata launch -n 2"
   "${with_torch[@]}" "$strata" launch -n 2 -- "${ddp[@]}"

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import strata.distribute as sd
-from conftest import SCENARIOS, algorithms, python, run_job
+from conftest import SCENARIOS, algorithms, free_port, python, run_job
 from distribute_loops import TOLERANCE, make_global_batches, plain_torch_loop
 
 SCENARIO = os.path.join(SCENARIOS, "distribute_launchers.py")
@@ -46,13 +46,16 @@ def needs_cross_process():
 
 
 # Each job costs 10-20 s on a loaded 2-core machine, so one per launcher:
-# torchrun with the default resolver (--standalone: rank 0 serves torch's
+# torchrun with the default resolver (c10d rendezvous as --standalone
+# does, on a free port rather than its fixed 29400: rank 0 serves torch's
 # store), mpirun with the default resolver (which the scenario compares
 # with MPIClusterResolver's answer).
 def test_torchrun_job_matches_one_plain_torch_loop(reference, tmp_path):
     needs_cross_process()
     results, out = run_job([python(), "-m", "torch.distributed.run", "--redirects", "1",
-                            "--tee", "1", "--standalone", "--nproc_per_node", "2", SCENARIO],
+                            "--tee", "1", "--nnodes", "1", "--rdzv_backend", "c10d",
+                            "--rdzv_endpoint", f"127.0.0.1:{free_port()}", "--nproc_per_node",
+                            "2", SCENARIO],
                            tmp_path, timeout=90, env={"STRATA_TEST_RESOLVER": "default"},
                            unset=LAUNCHER_VARIABLES)
     check_same_as_plain_loop(results, reference, "TorchrunClusterResolver", out)
