@@ -1,7 +1,9 @@
 // shm/broadcast/copy: the root stages each chunk of its input in its slot;
 // every other rank copies it straight into its output as soon as it is
 // there. Only the root's flag is waited for, and the root runs up to
-// `slots` chunks ahead of the slowest reader.
+// `slots` chunks ahead of the slowest reader. A call of at most kBoxBytes
+// goes through the slot's box instead: the readers poll the line that
+// carries the data.
 #include <algorithm>
 #include <cstring>
 
@@ -16,19 +18,33 @@ class BroadcastCopyOperation final : public ShmOperation {
  public:
   BroadcastCopyOperation(ShmTeam& team, const strata_call_t& call, uint64_t per_chunk)
       : ShmOperation(team, call, chunks_of(call.desc->count, per_chunk), per_chunk),
-        root_(call.desc->root == team.rank()) {}
+        root_(call.desc->root == team.rank()),
+        boxed_(call.desc->count * sdk::dtype_size(call.desc->dtype) <= kBoxBytes) {}
 
  private:
   bool stages() const override { return root_; }
   void stage(uint64_t chunk, std::byte* slot) override {
-    sdk::copy_host(slot, in() + first(chunk) * elem(), length(chunk) * elem());
+    const uint64_t bytes = length(chunk) * elem();
+    if (boxed_) {
+      std::memcpy(box(rank(), chunk), in() + first(chunk) * elem(), bytes);
+      fill_box(chunk);
+    } else {
+      sdk::copy_host(slot, in() + first(chunk) * elem(), bytes);
+    }
   }
-  Peers before_reduce() const override { return root_ ? Peers::kNone : Peers::kRoot; }
+  Peers before_reduce() const override {
+    if (root_) return Peers::kNone;
+    return boxed_ ? Peers::kRootBox : Peers::kRoot;
+  }
   void reduce(uint64_t chunk) override {
     std::byte* dst = out() + first(chunk) * elem();
     const uint64_t bytes = length(chunk) * elem();
     if (!root_) {
-      sdk::copy_host(dst, slot(desc().root, chunk), bytes);
+      if (boxed_) {
+        std::memcpy(dst, box(desc().root, chunk), bytes);
+      } else {
+        sdk::copy_host(dst, slot(desc().root, chunk), bytes);
+      }
     } else if (dst != in() + first(chunk) * elem()) {
       sdk::copy_host(dst, in() + first(chunk) * elem(), bytes);
     }
@@ -37,6 +53,7 @@ class BroadcastCopyOperation final : public ShmOperation {
   void gather(uint64_t) override {}
 
   bool root_;
+  bool boxed_;
 };
 
 class BroadcastCopy final : public ShmAlgorithm {

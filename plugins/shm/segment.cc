@@ -19,7 +19,7 @@ namespace strata::shm {
 namespace {
 
 constexpr uint64_t kPage = 4096;
-constexpr uint64_t kHeaderBytes = 4096;
+constexpr uint64_t kHeaderBytes = 8192;
 static_assert(sizeof(SegmentHeader) <= kHeaderBytes);
 static_assert(std::atomic_ref<uint64_t>::is_always_lock_free,
               "flags must be lock-free to work across processes");
@@ -150,11 +150,33 @@ void Segment::raise(Flag f, uint64_t value) const {
 }
 
 void Segment::sleep_until(Flag f, uint64_t value, std::chrono::nanoseconds timeout) const {
+  sleep_until(flag(f), value, timeout);
+}
+
+std::byte* Segment::box_payload(uint64_t index) const { return box(index).payload; }
+
+// seq_cst as raise(): a reader asleep on the box is woken by the raise of
+// `staged` that follows, and must see the count once woken.
+void Segment::fill_box(uint64_t index, uint64_t count) const {
+  std::atomic_ref<uint64_t>(box(index).count).store(count, std::memory_order_seq_cst);
+}
+
+uint64_t Segment::box_count(uint64_t index) const {
+  return std::atomic_ref<uint64_t>(box(index).count).load(std::memory_order_acquire);
+}
+
+void Segment::sleep_until_box(uint64_t index, uint64_t count,
+                              std::chrono::nanoseconds timeout) const {
+  sleep_until(&box(index).count, count, timeout);
+}
+
+void Segment::sleep_until(uint64_t* counter, uint64_t value,
+                          std::chrono::nanoseconds timeout) const {
   SegmentHeader& h = header();
   std::atomic_ref<uint32_t> sleepers(h.sleepers);
   sleepers.fetch_add(1, std::memory_order_seq_cst);
   const uint32_t seen = std::atomic_ref<uint32_t>(h.wake).load(std::memory_order_seq_cst);
-  if (std::atomic_ref<uint64_t>(*flag(f)).load(std::memory_order_seq_cst) < value) {
+  if (std::atomic_ref<uint64_t>(*counter).load(std::memory_order_seq_cst) < value) {
     const auto ns = std::max<int64_t>(0, timeout.count());
     timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
     ::syscall(SYS_futex, &h.wake, FUTEX_WAIT, seen, &ts, nullptr, 0);

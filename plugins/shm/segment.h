@@ -5,8 +5,8 @@
 // when the last process that maps it exits, however it exits.
 //
 // Layout: a header of 64-byte lines (one flag per line, so a peer spinning
-// on one flag never shares a cache line with a flag being written), then
-// `slots` page-aligned slots of `slot_bytes` each.
+// on one flag never shares a cache line with a flag being written; then a
+// box per slot), then `slots` page-aligned slots of `slot_bytes` each.
 #ifndef STRATA_PLUGINS_SHM_SEGMENT_H_
 #define STRATA_PLUGINS_SHM_SEGMENT_H_
 
@@ -21,6 +21,17 @@
 namespace strata::shm {
 
 inline constexpr uint64_t kSegmentMagic = 0x5354524154415348ull;  // "STRATASH"
+inline constexpr uint64_t kMaxSlots = 64;
+inline constexpr size_t kBoxBytes = 56;
+
+// A chunk of at most kBoxBytes staged beside its count on one line, one box
+// per slot: a reader that polls the box finds the data on the line it was
+// waiting for, one transfer from the writer's core where a flag and then a
+// slot take two, one after the other.
+struct alignas(64) Box {
+  uint64_t count;  // the chunk count (flag value) whose data `payload` holds
+  std::byte payload[kBoxBytes];
+};
 
 // The header every segment starts with. Flags are counters that only grow
 // (chunks since the team formed), read and written through std::atomic_ref
@@ -42,6 +53,7 @@ struct SegmentHeader {
   // a spinner on a busy machine waits out other processes' time slices.
   alignas(64) uint32_t wake;
   uint32_t sleepers;
+  Box boxes[kMaxSlots];
 };
 
 enum class Flag { kStaged, kReduced, kDone, kAttached };
@@ -80,8 +92,17 @@ class Segment {
   // raised a flag) or `timeout` passed; returns at once if it already has.
   void sleep_until(Flag flag, uint64_t value, std::chrono::nanoseconds timeout) const;
 
+  // Slot `index`'s box: write the payload, then fill_box() publishes it.
+  std::byte* box_payload(uint64_t index) const;
+  void fill_box(uint64_t index, uint64_t count) const;
+  uint64_t box_count(uint64_t index) const;
+  // sleep_until() for a box's count.
+  void sleep_until_box(uint64_t index, uint64_t count, std::chrono::nanoseconds timeout) const;
+
  private:
   uint64_t* flag(Flag f) const;
+  Box& box(uint64_t index) const { return header().boxes[index % slots_]; }
+  void sleep_until(uint64_t* counter, uint64_t value, std::chrono::nanoseconds timeout) const;
 
   std::byte* base_ = nullptr;
   uint64_t bytes_ = 0;

@@ -126,8 +126,13 @@ bool ShmOperation::wait(std::chrono::nanoseconds timeout) {
     if (chunk != chunk_ || phase != phase_) spin_until = now + team_.spin();
     if (now < spin_until) continue;
     const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(until - now);
-    team_.segment(waiting_rank_)
-        .sleep_until(waiting_flag_, waiting_value_, std::min<std::chrono::nanoseconds>(left, kLongestSleep));
+    const auto nap = std::min<std::chrono::nanoseconds>(left, kLongestSleep);
+    const Segment& waited = team_.segment(waiting_rank_);
+    if (waiting_box_) {
+      waited.sleep_until_box(base_ + chunk_, waiting_value_, nap);
+    } else {
+      waited.sleep_until(waiting_flag_, waiting_value_, nap);
+    }
   }
 }
 
@@ -177,11 +182,16 @@ bool ShmOperation::reached(Peers who, Flag flag, uint64_t value) {
   switch (who) {
     case Peers::kNone:
       return true;
-    case Peers::kRoot: {
+    case Peers::kRoot:
+    case Peers::kRootBox: {
       const int root = desc_.root;
-      if (root == rank() || team_.segment(root).load(flag) >= value) return true;
+      if (root == rank()) return true;
+      const Segment& segment = team_.segment(root);
+      const bool box = who == Peers::kRootBox;
+      if ((box ? segment.box_count(base_ + chunk_) : segment.load(flag)) >= value) return true;
       waiting_rank_ = root;
       waiting_flag_ = flag;
+      waiting_box_ = box;
       waiting_value_ = value;
       return false;
     }
@@ -190,6 +200,7 @@ bool ShmOperation::reached(Peers who, Flag flag, uint64_t value) {
         if (peer != rank() && team_.segment(peer).load(flag) < value) {
           waiting_rank_ = peer;
           waiting_flag_ = flag;
+          waiting_box_ = false;
           waiting_value_ = value;
           return false;
         }
@@ -197,6 +208,11 @@ bool ShmOperation::reached(Peers who, Flag flag, uint64_t value) {
       return true;
   }
   return true;
+}
+
+uint64_t ShmOperation::waited_for() const {
+  const Segment& waited = team_.segment(waiting_rank_);
+  return waiting_box_ ? waited.box_count(base_ + chunk_) : waited.load(waiting_flag_);
 }
 
 void ShmOperation::check_waiting(std::chrono::steady_clock::time_point now) {
@@ -211,7 +227,7 @@ void ShmOperation::check_waiting(std::chrono::steady_clock::time_point now) {
     // call of a job) while this one still reads its segment, which stays
     // mapped here: only a flag it never raised is a failure. Its flags are
     // final now, so one more look settles it.
-    if (team_.segment(waiting_rank_).load(waiting_flag_) < waiting_value_) {
+    if (waited_for() < waiting_value_) {
       fail(STRATA_PEER_FAILED, trouble + waited);
     }
     return;

@@ -31,8 +31,9 @@
 
 namespace strata::shm {
 
-// Whose flag a phase waits for.
-enum class Peers { kNone, kRoot, kAll };
+// Whose flag a phase waits for: kRootBox waits for the root's box of the
+// chunk (Segment::Box) instead of its `staged` flag.
+enum class Peers { kNone, kRoot, kRootBox, kAll };
 
 // Elements [begin, end) of slice `j` when `n` elements are cut into `parts`
 // slices whose boundaries fall on 64-byte lines where they can.
@@ -71,6 +72,12 @@ class ShmOperation : public sdk::Operation {
   std::byte* slot(int rank, uint64_t chunk) const {
     return team_.segment(rank).slot(base_ + chunk);
   }
+  // Rank `rank`'s box for chunk `chunk` (at most kBoxBytes), and the
+  // publication of this rank's own once written.
+  std::byte* box(int rank, uint64_t chunk) const {
+    return team_.segment(rank).box_payload(base_ + chunk);
+  }
+  void fill_box(uint64_t chunk) const { team_.own().fill_box(base_ + chunk, base_ + chunk + 1); }
   const strata_call_desc_t& desc() const { return desc_; }
   // The call's elements [first(c), first(c) + length(c)) are chunk c.
   uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
@@ -99,6 +106,8 @@ class ShmOperation : public sdk::Operation {
   // Looks at the flags kLooksPerClockRead times, pausing (or yielding the
   // core when oversubscribed) in between; true once the call is done.
   bool look_a_while();
+  // The value of what this rank waits for now (waiting_rank_'s flag or box).
+  uint64_t waited_for() const;
   [[noreturn]] void fail(strata_status_t code, const std::string& why);
 
   ShmTeam& team_;
@@ -118,6 +127,7 @@ class ShmOperation : public sdk::Operation {
   // What the last unmet wait was for, so a failure can say.
   int waiting_rank_ = -1;
   Flag waiting_flag_ = Flag::kStaged;
+  bool waiting_box_ = false;  // for the box of the current chunk, not the flag
   uint64_t waiting_value_ = 0;
   bool clock_started_ = false;  // deadline_ and next_check_ are set
   std::chrono::steady_clock::time_point deadline_;

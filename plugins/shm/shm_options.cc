@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "segment.h"
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
 #include "strata/sdk/option_values.h"
@@ -43,7 +44,7 @@ ShmOptions ShmOptions::from_host() {
   }
   if (auto s = setting("STRATA_SHM_SLOTS", "slots")) {
     const double n = sdk::parse_option_number(s->first, s->second, false);
-    if (n < 2 || n > 64 || n != static_cast<double>(static_cast<uint32_t>(n))) {
+    if (n < 2 || n > kMaxSlots || n != static_cast<double>(static_cast<uint32_t>(n))) {
       throw sdk::InvalidArgument(s->first + ": '" + s->second +
                                  "' is not a whole number from 2 to 64");
     }

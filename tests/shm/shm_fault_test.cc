@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ostream>
 #include <thread>
 #include <vector>
 
@@ -26,20 +27,32 @@ constexpr uint64_t kCount = 4000;  // f32: 16 chunks of the tests' 1 KiB
 constexpr milliseconds kFormation{3000};
 constexpr milliseconds kCallTimeout{8000};
 
-class ShmFault : public ::testing::TestWithParam<strata_op_t> {
+// A collective and its element count: kCount takes the chunked path, and a
+// broadcast of kBoxedCount the slot's box (Segment::Box).
+struct FaultCase {
+  strata_op_t op;
+  uint64_t count;
+};
+constexpr uint64_t kBoxedCount = 4;  // f32: 16 bytes
+
+void PrintTo(const FaultCase& c, std::ostream* os) {
+  *os << sdk::op_name(c.op) << " of " << c.count << " f32";
+}
+
+class ShmFault : public ::testing::TestWithParam<FaultCase> {
  protected:
   void SetUp() override { before_ = dev_shm_entries(); }
 
   // One f32 call of the test's collective; the victim is the root.
   Outcome call(Rank& rank, sdk::Algorithm& algorithm) {
-    return rank.call(algorithm, GetParam(), STRATA_F32, STRATA_SUM, in_.data(), out_.data(),
-                     kCount, kVictim, kCallTimeout);
+    return rank.call(algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in_.data(), out_.data(),
+                     GetParam().count, kVictim, kCallTimeout);
   }
 
   // Survivors: form, one good call, then calls until one fails; report it
   // and whether a later call was refused as on a broken team.
   int survivor(int r, FileStoreHost& host, Job& job) {
-    auto algorithm = make_algorithm(GetParam(), test_options());
+    auto algorithm = make_algorithm(GetParam().op, test_options());
     Rank rank(host, r, kRanks, kFormation);
     if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
       job.report_from(r, "formation failed: " + o.message);
@@ -123,7 +136,7 @@ TEST_P(ShmFault, RankKilledBetweenCallsIsNamedDead) {
   Job job(kRanks);
   job.start([&](int r, FileStoreHost& host) {
     if (r != kVictim) return survivor(r, host, job);
-    auto algorithm = make_algorithm(GetParam(), test_options());
+    auto algorithm = make_algorithm(GetParam().op, test_options());
     Rank rank(host, r, kRanks, kFormation);
     if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
       return 1;
@@ -141,15 +154,15 @@ TEST_P(ShmFault, RankKilledMidCallIsNamedDead) {
   Job job(kRanks);
   job.start([&](int r, FileStoreHost& host) {
     if (r != kVictim) return survivor(r, host, job);
-    auto algorithm = make_algorithm(GetParam(), test_options());
+    auto algorithm = make_algorithm(GetParam().op, test_options());
     Rank rank(host, r, kRanks, kFormation);
     if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
       return 1;
     }
     // Posted: the first chunks are staged and flagged; then it is gone.
     Outcome unused;
-    auto op = rank.post(*algorithm, GetParam(), STRATA_F32, STRATA_SUM, in_.data(), out_.data(),
-                        kCount, kVictim, kCallTimeout, &unused);
+    auto op = rank.post(*algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in_.data(), out_.data(),
+                        GetParam().count, kVictim, kCallTimeout, &unused);
     ::raise(SIGKILL);
     return 1;
   });
@@ -162,7 +175,7 @@ TEST_P(ShmFault, StoppedRankIsNamedStopped) {
   Job job(kRanks);
   job.start([&](int r, FileStoreHost& host) {
     if (r != kVictim) return survivor(r, host, job);
-    auto algorithm = make_algorithm(GetParam(), test_options());
+    auto algorithm = make_algorithm(GetParam().op, test_options());
     Rank rank(host, r, kRanks, kFormation);
     if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
       return 1;
@@ -178,7 +191,7 @@ TEST_P(ShmFault, StoppedRankIsNamedStopped) {
 TEST_P(ShmFault, RankKilledDuringFormationIsNamed) {
   Job job(kRanks);
   job.start([&](int r, FileStoreHost& host) {
-    auto algorithm = make_algorithm(GetParam(), test_options());
+    auto algorithm = make_algorithm(GetParam().op, test_options());
     Rank rank(host, r, kRanks, kFormation);
     // The survivors come once the victim, which had published its segment
     // and was waiting for them, is dead.
@@ -207,15 +220,20 @@ TEST_P(ShmFault, RankKilledDuringFormationIsNamed) {
   expect_nothing_left(job);
 }
 
-std::string op_param_name(const ::testing::TestParamInfo<strata_op_t>& info) {
-  return sdk::op_name(info.param);
+std::string case_name(const ::testing::TestParamInfo<FaultCase>& info) {
+  return std::string(sdk::op_name(info.param.op)) +
+         (info.param.count == kBoxedCount ? "_boxed" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, ShmFault,
-                         ::testing::Values(STRATA_ALL_REDUCE, STRATA_BROADCAST,
-                                           STRATA_ALL_GATHER, STRATA_REDUCE_SCATTER,
-                                           STRATA_REDUCE, STRATA_BARRIER),
-                         op_param_name);
+                         ::testing::Values(FaultCase{STRATA_ALL_REDUCE, kCount},
+                                           FaultCase{STRATA_BROADCAST, kCount},
+                                           FaultCase{STRATA_BROADCAST, kBoxedCount},
+                                           FaultCase{STRATA_ALL_GATHER, kCount},
+                                           FaultCase{STRATA_REDUCE_SCATTER, kCount},
+                                           FaultCase{STRATA_REDUCE, kCount},
+                                           FaultCase{STRATA_BARRIER, kCount}),
+                         case_name);
 
 }  // namespace
 }  // namespace strata::shm::testing
