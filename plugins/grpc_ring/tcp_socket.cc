@@ -113,6 +113,17 @@ std::string peer_name(int fd) {
 void tune_data_socket(int fd) {
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // A peer host that vanishes without closing (a cut link, a power loss)
+  // is noticed within ~20 s, as the gRPC control stream's keepalive does:
+  // probes after 10 s of silence, and written data unacknowledged for 20 s
+  // aborts the connection; the caller's read or write then fails.
+  const int idle_s = 10, interval_s = 5, probes = 2;
+  const unsigned user_timeout_ms = 20000;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s, sizeof idle_s);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval_s, sizeof interval_s);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof user_timeout_ms);
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 

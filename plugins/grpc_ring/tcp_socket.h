@@ -42,7 +42,8 @@ std::string peer_name(int fd);
 // whose message starts with `who`.
 Fd dial_tcp(const std::string& address, SteadyTime deadline, const std::string& who);
 
-// Non-blocking, TCP_NODELAY and large socket buffers for a data connection.
+// Non-blocking, TCP_NODELAY and keepalive (a silent peer host is noticed
+// within ~20 s) for a data connection.
 void tune_data_socket(int fd);
 
 // Until `events` (POLLIN/POLLOUT) or `deadline`; false on timeout.
