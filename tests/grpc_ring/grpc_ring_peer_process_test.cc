@@ -28,7 +28,7 @@ using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr uint64_t kCount = uint64_t{1} << 23;  // 32 MiB of f32 in 4 KiB chunks: a long call
+constexpr uint64_t kLongCallCount = uint64_t{1} << 23;  // 32 MiB of f32 in 4 KiB chunks: a long call
 
 int64_t ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
@@ -52,16 +52,16 @@ TEST(GrpcRingPeerProcess, DISABLED_Rank) {
   auto algo = make_all_reduce_ring(test_options(plane));
   const strata_team_desc_t desc = team_desc(host.store(), 5, rank, 2, 20s);
   auto state = algo->create_team(desc);
-  std::vector<float> in(kCount, 1.0f), out(kCount, 0.0f);
+  std::vector<float> in(kLongCallCount, 1.0f), out(kLongCallCount, 0.0f);
   if (rank == 1) {
     strata_call_desc_t d{};
     d.struct_size = sizeof d;
     d.op = STRATA_ALL_REDUCE;
     d.dtype = STRATA_F32;
-    d.count = kCount;
+    d.count = kLongCallCount;
     d.team = &desc;
-    const strata_buffer_t input{in.data(), STRATA_F32, kCount, {0, 0}};
-    const strata_buffer_t output{out.data(), STRATA_F32, kCount, {0, 0}};
+    const strata_buffer_t input{in.data(), STRATA_F32, kLongCallCount, {0, 0}};
+    const strata_buffer_t output{out.data(), STRATA_F32, kLongCallCount, {0, 0}};
     strata_call_t call{};
     call.struct_size = sizeof call;
     call.desc = &d;
@@ -77,7 +77,7 @@ TEST(GrpcRingPeerProcess, DISABLED_Rank) {
     return;
   }
   const auto start = Clock::now();
-  const Outcome o = run_call(*algo, state.get(), desc, STRATA_ALL_REDUCE, in, out, kCount, 0,
+  const Outcome o = run_call(*algo, state.get(), desc, STRATA_ALL_REDUCE, in, out, kLongCallCount, 0,
                              role == "survivor" && std::getenv("STRATA_TEST_RING_STOPPED")
                                  ? 2000ms
                                  : 20000ms);
