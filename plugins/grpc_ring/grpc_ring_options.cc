@@ -86,6 +86,26 @@ GrpcRingOptions GrpcRingOptions::from_host() {
                                "three (TLS with mutual authentication) or none");
   }
   if (auto v = sdk::Host::option("tls_server_name")) o.tls_server_name = *v;
+  // Like the chunk size, the variable wins (tuning, and the conformance
+  // suite, which has no config).
+  const char* plane = std::getenv("STRATA_GRPC_RING_DATA_PLANE");
+  const bool plane_env = plane != nullptr && *plane != '\0';
+  if (auto v = plane_env ? std::optional<std::string>(plane) : sdk::Host::option("data_plane")) {
+    const std::string name =
+        plane_env ? "STRATA_GRPC_RING_DATA_PLANE" : kPrefix + "data_plane";
+    if (*v == "tcp") {
+      o.data_plane = DataPlaneKind::kTcp;
+    } else if (*v == "grpc") {
+      o.data_plane = DataPlaneKind::kGrpc;
+    } else {
+      throw sdk::InvalidArgument(name + ": '" + *v + "' is neither tcp nor grpc");
+    }
+    if (o.data_plane == DataPlaneKind::kTcp && o.tls()) {
+      throw sdk::InvalidArgument(
+          name + ": 'tcp' would carry the ring's data in clear text beside TLS (tls_cert, "
+                 "tls_key and tls_ca are set): use data_plane grpc, or leave it unset");
+    }
+  }
   sdk::read_cost_model_options(kPrefix, &o.alpha, &o.beta, &o.gamma);
   job_setting("cluster.store_max_bytes", &o.store_limits.max_bytes);
   job_setting("cluster.store_max_keys", &o.store_limits.max_keys);

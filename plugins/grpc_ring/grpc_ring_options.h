@@ -11,6 +11,10 @@
 
 namespace strata::grpc_ring {
 
+// How ring messages travel (data_plane.h): plain TCP progressed by the
+// calling thread, or the team's gRPC streams (the only one with TLS).
+enum class DataPlaneKind { kAuto, kTcp, kGrpc };
+
 struct GrpcRingOptions {
   // Payload of one message. Chunks are what overlap: while chunk c of a
   // step is on the wire, chunk c-1 is being reduced and c+1 queued.
@@ -34,7 +38,14 @@ struct GrpcRingOptions {
   // which core answers option() with (strata/abi/registrar.h).
   GrpcStoreLimits store_limits;
 
+  // kAuto: tcp, or grpc when TLS is on (raw TCP would bypass it).
+  DataPlaneKind data_plane = DataPlaneKind::kAuto;
+
   bool tls() const { return !tls_cert.empty(); }
+  DataPlaneKind resolved_data_plane() const {
+    if (data_plane != DataPlaneKind::kAuto) return data_plane;
+    return tls() ? DataPlaneKind::kGrpc : DataPlaneKind::kTcp;
+  }
 
   // Throws sdk::InvalidArgument naming the option and what it expects.
   static GrpcRingOptions from_host();

@@ -27,7 +27,7 @@ void RingOperation::post() {
   posted_ = true;
   team_.check_usable();
   if (plan_.before) plan_.before();
-  completed_base_ = team_.link().completed();
+  completed_base_ = team_.data_plane().completed();
   advance();
 }
 
@@ -41,13 +41,15 @@ bool RingOperation::test() {
 bool RingOperation::wait(std::chrono::nanoseconds timeout) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + timeout;
+  DataPlane& plane = team_.data_plane();
   for (;;) {
     // The mark is taken before looking, so an event in between is not
     // slept through.
-    const uint64_t mark = team_.signal().mark();
+    const uint64_t mark = plane.mark();
     if (test()) return true;
     if (Clock::now() >= deadline) return false;
-    team_.signal().wait(mark, deadline);
+    plane.wait(mark, deadline, received_ < plan_.recvs.size(),
+               plane.completed() - completed_base_ < plan_.sends.size());
   }
 }
 
@@ -58,28 +60,35 @@ void RingOperation::abort() {
 }
 
 void RingOperation::advance() {
-  RingLink& link = team_.link();
+  DataPlane& plane = team_.data_plane();
   const uint32_t in_flight = team_.options().chunks_in_flight;
   auto send_ready = [&] {
-    const uint64_t completed = link.completed() - completed_base_;
+    const uint64_t completed = plane.completed() - completed_base_;
     while (sent_ < plan_.sends.size() && sent_ - completed < in_flight) {
       const SendAction& s = plan_.sends[sent_];
       if (s.after >= 0 && static_cast<size_t>(s.after) >= received_) break;
-      link.send(encode(expected(s.step, s.chunk, s.bytes, team_.rank()), s.src));
+      plane.send(expected(s.step, s.chunk, s.bytes, team_.rank()), s.src);
       ++sent_;
     }
   };
   try {
     send_ready();
-    grpc::ByteBuffer buffer;
-    while (received_ < plan_.recvs.size() && team_.inbox().pop(&buffer)) {
-      receive(plan_.recvs[received_], buffer);
+    while (received_ < plan_.recvs.size()) {
+      const RecvAction& r = plan_.recvs[received_];
+      Delivery delivery;
+      delivery.dst = r.dst;
+      delivery.local = r.local;
+      delivery.dtype = desc_.dtype;
+      delivery.redop = r.redop;
+      delivery.divisor = static_cast<uint32_t>(team_.size());
+      if (!plane.receive(expected(r.step, r.chunk, r.bytes, team_.left()), delivery)) break;
       ++received_;
       send_ready();
     }
+    plane.flush();
     send_ready();
-    const uint64_t completed = link.completed() - completed_base_;
-    if (completed < plan_.sends.size()) link.check();
+    const uint64_t completed = plane.completed() - completed_base_;
+    if (completed < plan_.sends.size()) plane.check_send();
     done_ = received_ == plan_.recvs.size() && completed == plan_.sends.size();
   } catch (const sdk::Error& e) {
     fail(e.code(), e.what());
@@ -97,40 +106,6 @@ Header RingOperation::expected(uint32_t step, uint32_t chunk, uint64_t bytes, in
   h.sender = static_cast<uint32_t>(sender);
   h.bytes = bytes;
   return h;
-}
-
-void RingOperation::receive(const RecvAction& action, grpc::ByteBuffer& buffer) {
-  const Message message(buffer);
-  const std::string from = "a message from rank " + std::to_string(team_.left());
-  const std::optional<Header> got = message.header();
-  if (!got) {
-    throw sdk::Error(STRATA_DATA_LOSS, from + " is " + std::to_string(message.size()) +
-                                           " bytes, shorter than a header");
-  }
-  if (got->magic != kMagic || got->version != kWireVersion) {
-    throw sdk::Error(STRATA_DATA_LOSS, from + " is not a grpc_ring v1 message (magic " +
-                                           std::to_string(got->magic) + ", version " +
-                                           std::to_string(got->version) + ")");
-  }
-  const Header want = expected(action.step, action.chunk, action.bytes, team_.left());
-  if (*got != want) {
-    throw sdk::Error(STRATA_DATA_LOSS, from + " is not the one due (malformed, replayed, or "
-                                           "of another call): got " + got->describe() +
-                                           "; expected " + want.describe());
-  }
-  if (message.size() != kHeaderBytes + got->bytes) {
-    throw sdk::Error(STRATA_DATA_LOSS, from + " carries " +
-                                           std::to_string(message.size() - kHeaderBytes) +
-                                           " payload bytes, its header says " +
-                                           std::to_string(got->bytes));
-  }
-  if (action.local == nullptr) {
-    message.copy_payload(action.dst);
-    return;
-  }
-  const size_t elem = sdk::dtype_size(desc_.dtype);
-  message.reduce_payload(desc_.dtype, action.redop, action.dst, action.local,
-                         action.bytes / elem, static_cast<uint32_t>(team_.size()));
 }
 
 void RingOperation::fail(strata_status_t code, const std::string& why) {

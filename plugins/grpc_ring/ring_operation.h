@@ -71,13 +71,12 @@ class RingOperation final : public sdk::Operation {
 
   void post() override;
   bool test() override;
-  // Sleeps on the team's Signal between events instead of polling.
+  // Sleeps in the team's data plane between events instead of polling.
   bool wait(std::chrono::nanoseconds timeout) override;
   void abort() override;
 
  private:
   void advance();
-  void receive(const RecvAction& action, grpc::ByteBuffer& buffer);
   Header expected(uint32_t step, uint32_t chunk, uint64_t bytes, int sender) const;
   [[noreturn]] void fail(strata_status_t code, const std::string& why);
 
@@ -87,7 +86,7 @@ class RingOperation final : public sdk::Operation {
   Plan plan_;
   size_t received_ = 0;
   size_t sent_ = 0;
-  uint64_t completed_base_ = 0;  // the link's count of finished writes at post()
+  uint64_t completed_base_ = 0;  // the data plane's count of finished sends at post()
   bool posted_ = false;
   bool done_ = false;
   strata_status_t failed_code_ = STRATA_OK;  // a failure is final: test() repeats it

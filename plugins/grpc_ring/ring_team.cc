@@ -11,9 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "credentials.h"
+#include "grpc_data_plane.h"
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
 #include "strata/sdk/job_token.h"
+#include "tcp_link.h"
+#include "tcp_listener.h"
 #include "wire.h"
 
 namespace strata::grpc_ring {
@@ -84,6 +87,12 @@ std::string advertised_host(const GrpcRingOptions& options) {
   return name;
 }
 
+// The host part of listen_address: the tcp data plane listens where the
+// gRPC server does.
+std::string listen_host(const GrpcRingOptions& options) {
+  return options.listen_address.substr(0, options.listen_address.rfind(':'));
+}
+
 std::chrono::steady_clock::time_point steady_deadline(int64_t deadline_ns) {
   // The host clock and steady_clock need not share an epoch: carry over
   // the time left, not the absolute value.
@@ -133,10 +142,25 @@ RingTeam::RingTeam(const strata_team_desc_t& team, const GrpcRingOptions& option
   sc.window_bytes = options_.window_bytes;
   sc.services = sdk::Host::services();
   server_ = std::make_unique<RingServer>(std::move(sc), inbox_);
+  const bool tcp = options_.resolved_data_plane() == DataPlaneKind::kTcp;
+  if (tcp && options_.tls()) {
+    throw sdk::Error(STRATA_INVALID_ARGUMENT,
+                     "grpc_ring team_create (" + where() +
+                         "): data_plane tcp would carry the ring's data in clear text beside "
+                         "TLS; use data_plane grpc");
+  }
+  std::unique_ptr<TcpListener> listener;
+  if (tcp) listener = std::make_unique<TcpListener>(listen_host(options_));
 
   const std::string prefix = "grpc_ring/address/";
+  const std::string tcp_prefix = "grpc_ring/tcp_address/";
+  const std::string host = advertised_host(options_);
+  if (tcp) {
+    sdk::Host::store_set(team.store, tcp_prefix + std::to_string(rank_),
+                         host + ":" + std::to_string(listener->port()));
+  }
   sdk::Host::store_set(team.store, prefix + std::to_string(rank_),
-                       advertised_host(options_) + ":" + std::to_string(server_->port()));
+                       host + ":" + std::to_string(server_->port()));
   std::string address;
   try {
     address = sdk::Host::store_get(team.store, prefix + std::to_string(right()), team.deadline_ns);
@@ -162,11 +186,39 @@ RingTeam::RingTeam(const strata_team_desc_t& team, const GrpcRingOptions& option
                                            " (the left neighbour) never opened its stream to "
                                            "this rank by the team's deadline");
   }
+  if (!tcp) {
+    data_plane_ = std::make_unique<GrpcDataPlane>(*link_, *inbox_, signal_, left());
+    return;
+  }
+  try {
+    const std::string tcp_address =
+        sdk::Host::store_get(team.store, tcp_prefix + std::to_string(right()), team.deadline_ns);
+    Fd to_right = TcpLink::dial(tcp_address, id_, rank_, right(), token, deadline);
+    Door door;
+    door.team_id = id_;
+    door.rank = rank_;
+    door.expected_sender = left();
+    door.token = token;
+    Fd from_left = listener->accept_neighbour(door, deadline);
+    listener->close();  // the door shuts: nobody else may connect to this team
+    TcpLink::await_welcome(to_right.get(), right(), tcp_address, deadline);
+    TcpLinkConfig config;
+    config.rank = rank_;
+    config.left = left();
+    config.right = right();
+    config.chunks_in_flight = options_.chunks_in_flight;
+    data_plane_ = std::make_unique<TcpLink>(std::move(to_right), std::move(from_left), config);
+  } catch (const sdk::Error& e) {
+    throw sdk::Error(e.code(), "grpc_ring team_create (" + where() + "), tcp data plane: " +
+                                   e.what());
+  }
 }
 
 RingTeam::~RingTeam() {
-  // The outgoing stream first, so the neighbour sees a clean half-close;
-  // then the server, which waits briefly for ours from the left.
+  // The data connections first (closing never blocks), then the outgoing
+  // stream, so the neighbour sees a clean half-close; then the server,
+  // which waits briefly for ours from the left.
+  data_plane_.reset();
   link_.reset();
   server_.reset();
 }

@@ -1,6 +1,8 @@
 // A team as the ring sees it: this process's server (the stream from the
-// left neighbour arrives there), its stream to the right neighbour, scratch
-// memory, and whether an earlier failure left the streams unusable.
+// left neighbour arrives there), its stream to the right neighbour, the data
+// plane the ring's messages travel by (those streams, or a pair of plain TCP
+// connections opened after them), scratch memory, and whether an earlier
+// failure left the streams unusable.
 //
 // Every algorithm of the plugin gets its own team_create for a team; they
 // share one RingTeam (keyed by the team's store, id and rank), so a team
@@ -17,6 +19,7 @@
 #include <string>
 #include <tuple>
 
+#include "data_plane.h"
 #include "grpc_ring_options.h"
 #include "ring_inbox.h"
 #include "ring_link.h"
@@ -28,10 +31,10 @@ namespace strata::grpc_ring {
 
 class RingTeam {
  public:
-  // Loads the job token, listens, publishes this rank's address in the
+  // Loads the job token, listens, publishes this rank's addresses in the
   // team store, connects to the right neighbour and waits until the left
-  // one connected — all by team.deadline_ns. Throws sdk::Error naming the
-  // rank that is missing.
+  // one connected (gRPC, then the tcp data plane when it is on) — all by
+  // team.deadline_ns. Throws sdk::Error naming the rank that is missing.
   RingTeam(const strata_team_desc_t& team, const GrpcRingOptions& options);
   ~RingTeam();
   RingTeam(const RingTeam&) = delete;
@@ -49,6 +52,8 @@ class RingTeam {
   Signal& signal() { return signal_; }
   Inbox& inbox() { return *inbox_; }
   RingLink& link() { return *link_; }
+  // How this team's ring messages travel (option data_plane).
+  DataPlane& data_plane() { return *data_plane_; }
   int listen_port() const { return server_->port(); }
 
   // At least `bytes`, kept between calls (calls on a team never overlap).
@@ -68,6 +73,7 @@ class RingTeam {
   std::shared_ptr<Inbox> inbox_;
   std::unique_ptr<RingServer> server_;
   std::unique_ptr<RingLink> link_;
+  std::unique_ptr<DataPlane> data_plane_;
   std::unique_ptr<std::byte[]> scratch_;
   size_t scratch_bytes_ = 0;
   mutable std::mutex broken_mu_;

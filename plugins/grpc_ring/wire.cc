@@ -39,9 +39,8 @@ std::string Header::describe() const {
          std::to_string(sender) + ", " + std::to_string(bytes) + " bytes";
 }
 
-grpc::ByteBuffer encode(const Header& h, const void* payload) {
-  std::byte head[kHeaderBytes] = {};
-  std::byte* p = head;
+void write_header(const Header& h, std::byte* out) {
+  std::byte* p = out;
   put(p, h.magic);
   put(p, h.version);
   put(p, h.op);
@@ -52,6 +51,40 @@ grpc::ByteBuffer encode(const Header& h, const void* payload) {
   put(p, static_cast<uint32_t>(h.dtype));
   put(p, h.sender);
   put(p, h.bytes);
+}
+
+Header read_header(const std::byte* in) {
+  const std::byte* p = in;
+  Header h;
+  h.magic = get<uint32_t>(p);
+  h.version = get<uint16_t>(p);
+  h.op = get<uint16_t>(p);
+  h.team_id = get<uint64_t>(p);
+  h.sequence = get<uint64_t>(p);
+  h.step = get<uint32_t>(p);
+  h.chunk = get<uint32_t>(p);
+  h.dtype = static_cast<int32_t>(get<uint32_t>(p));
+  h.sender = get<uint32_t>(p);
+  h.bytes = get<uint64_t>(p);
+  return h;
+}
+
+void check_header(const Header& got, const Header& want, const std::string& from) {
+  if (got.magic != kMagic || got.version != kWireVersion) {
+    throw sdk::Error(STRATA_DATA_LOSS, from + " is not a grpc_ring v1 message (magic " +
+                                           std::to_string(got.magic) + ", version " +
+                                           std::to_string(got.version) + ")");
+  }
+  if (got != want) {
+    throw sdk::Error(STRATA_DATA_LOSS, from + " is not the one due (malformed, replayed, or "
+                                           "of another call): got " + got.describe() +
+                                           "; expected " + want.describe());
+  }
+}
+
+grpc::ByteBuffer encode(const Header& h, const void* payload) {
+  std::byte head[kHeaderBytes] = {};
+  write_header(h, head);
   grpc::Slice slices[2] = {grpc::Slice(head, kHeaderBytes),
                            grpc::Slice(payload, static_cast<size_t>(h.bytes))};
   return grpc::ByteBuffer(slices, h.bytes == 0 ? 1 : 2);
@@ -72,19 +105,7 @@ std::optional<Header> Message::header() const {
     have += take;
     if (have == kHeaderBytes) break;
   }
-  const std::byte* p = head;
-  Header h;
-  h.magic = get<uint32_t>(p);
-  h.version = get<uint16_t>(p);
-  h.op = get<uint16_t>(p);
-  h.team_id = get<uint64_t>(p);
-  h.sequence = get<uint64_t>(p);
-  h.step = get<uint32_t>(p);
-  h.chunk = get<uint32_t>(p);
-  h.dtype = static_cast<int32_t>(get<uint32_t>(p));
-  h.sender = get<uint32_t>(p);
-  h.bytes = get<uint64_t>(p);
-  return h;
+  return read_header(head);
 }
 
 template <class Fn>

@@ -49,6 +49,15 @@ struct Header {
   std::string describe() const;  // "team 7 call 3 all_reduce step 2 chunk 0 ..."
 };
 
+// Compares a received header with the one due: throws sdk::Error(DATA_LOSS)
+// naming both when it is not a grpc_ring v1 header or not the one due
+// (malformed, replayed, of another call). `from`: "a message from rank 1".
+void check_header(const Header& got, const Header& want, const std::string& from);
+
+// The fixed little-endian layout of a header (kHeaderBytes).
+void write_header(const Header& header, std::byte* out);
+Header read_header(const std::byte* in);
+
 // Header + payload as one message. The payload is copied into a slice the
 // message owns, so the caller's buffer may change as soon as this returns.
 grpc::ByteBuffer encode(const Header& header, const void* payload);

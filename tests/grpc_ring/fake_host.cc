@@ -1,8 +1,11 @@
 #include "fake_host.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
@@ -51,6 +54,22 @@ void FakeHost::set_option(const std::string& key, const std::string& value) {
   options_[key] = value;
 }
 
+void FakeHost::share_through(const std::string& dir) {
+  std::lock_guard lock(mu_);
+  shared_dir_ = dir;
+}
+
+namespace {
+
+std::string shared_path(const std::string& dir, std::string key) {
+  for (char& c : key) {
+    if (c == '/') c = '_';
+  }
+  return dir + "/" + key;
+}
+
+}  // namespace
+
 const char* FakeHost::option(void* host, const char* key) {
   auto* self = static_cast<FakeHost*>(host);
   std::lock_guard lock(self->mu_);
@@ -64,6 +83,12 @@ strata_status_t FakeHost::set(void* store, const char* key, const void* value, u
   {
     std::lock_guard lock(self->mu_);
     self->values_[key] = std::string(static_cast<const char*>(value), length);
+    if (!self->shared_dir_.empty()) {  // atomically: a reader never sees half a value
+      const std::string path = shared_path(self->shared_dir_, key);
+      std::ofstream(path + ".tmp", std::ios::binary)
+          .write(static_cast<const char*>(value), static_cast<std::streamsize>(length));
+      std::rename((path + ".tmp").c_str(), path.c_str());
+    }
   }
   self->cv_.notify_all();
   return STRATA_OK;
@@ -74,7 +99,22 @@ strata_status_t FakeHost::get(void* store, const char* key, void* buf, uint64_t 
   auto* self = static_cast<FakeHost*>(store);
   std::unique_lock lock(self->mu_);
   const auto until = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(deadline_ns));
-  if (!self->cv_.wait_until(lock, until, [&] { return self->values_.count(key) != 0; })) {
+  auto present = [&] {
+    if (self->values_.count(key) != 0) return true;
+    if (self->shared_dir_.empty()) return false;
+    std::ifstream in(shared_path(self->shared_dir_, key), std::ios::binary);
+    if (!in) return false;
+    std::ostringstream text;
+    text << in.rdbuf();
+    self->values_[key] = text.str();
+    return true;
+  };
+  // Another process's set wakes nobody here: look again every few ms.
+  while (!present() && std::chrono::steady_clock::now() < until) {
+    self->cv_.wait_until(lock, std::min(until, std::chrono::steady_clock::now() +
+                                                   std::chrono::milliseconds(5)));
+  }
+  if (!present()) {
     sdk::write_message(msg, std::string("key ") + key + " did not appear by the deadline");
     return STRATA_TIMED_OUT;
   }

@@ -26,6 +26,9 @@ class FakeHost {
   void clear_log();
   // What option(key) answers from now on (set before the plugin reads it).
   void set_option(const std::string& key, const std::string& value);
+  // Makes the store span processes: every set also lands as a file in
+  // `dir`, and a get looks there too (tests that fork ranks).
+  void share_through(const std::string& dir);
 
  private:
   static void log(void* host, strata_log_level_t level, const char* message);
@@ -42,6 +45,7 @@ class FakeHost {
   std::map<std::string, std::string> values_;
   std::map<std::string, std::string> options_;
   std::vector<std::string> warnings_;
+  std::string shared_dir_;
 };
 
 }  // namespace strata::grpc_ring::testing

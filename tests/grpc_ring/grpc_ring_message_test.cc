@@ -3,7 +3,10 @@
 // header says or over the size limit fails that collective with a clear
 // error, leaves the output alone, and crashes nothing. A neighbour that
 // dies, and abort(), end a call promptly. Rank 1 is a FakeNeighbour that
-// sends exactly what each test wants; rank 0 is the real plugin.
+// sends exactly what each test wants; rank 0 is the real plugin. Every test
+// runs on both data planes (tcp and grpc) unless it is about one plane's
+// framing: a gRPC message carries its own length, a TCP stream only the
+// header's.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -23,14 +26,15 @@ using namespace std::chrono_literals;
 constexpr uint64_t kCount = 8;
 constexpr uint64_t kBlockBytes = 4 * sizeof(float);
 
-class GrpcRingMessages : public ::testing::Test {
+class GrpcRingMessages : public ::testing::TestWithParam<DataPlaneKind> {
  protected:
   void SetUp() override {
     ::setenv("STRATA_JOB_TOKEN", kToken, 1);
     ::unsetenv("STRATA_JOB_TOKEN_FILE");
     static uint64_t next_id = 100;
     id_ = next_id++;
-    peer_ = std::make_unique<FakeNeighbour>(host_, id_);
+    algo_ = make_all_reduce_ring(test_options(GetParam()));
+    peer_ = std::make_unique<FakeNeighbour>(host_, id_, GetParam());
     desc_ = team_desc(host_.store(), id_, 0, 2, 10s);
     auto state = std::async(std::launch::async, [&] { return algo_->create_team(desc_); });
     peer_->connect();
@@ -63,7 +67,7 @@ class GrpcRingMessages : public ::testing::Test {
   }
 
   FakeHost host_;
-  std::unique_ptr<sdk::Algorithm> algo_ = make_all_reduce_ring(test_options());
+  std::unique_ptr<sdk::Algorithm> algo_;
   uint64_t id_ = 0;
   std::unique_ptr<FakeNeighbour> peer_;
   strata_team_desc_t desc_{};
@@ -71,14 +75,20 @@ class GrpcRingMessages : public ::testing::Test {
   std::vector<float> in_, out_;
 };
 
-TEST_F(GrpcRingMessages, CorrectMessagesGiveTheExactResult) {
+// gRPC messages carry their own length: a message shorter or longer than
+// its header, or over the size limit, is a thing of its own.
+class GrpcStreamMessages : public GrpcRingMessages {};
+// A TCP stream has only the header's length to go by.
+class TcpStreamMessages : public GrpcRingMessages {};
+
+TEST_P(GrpcRingMessages, CorrectMessagesGiveTheExactResult) {
   send_correct(0);
   const Outcome o = call(0);
   ASSERT_EQ(o.code, STRATA_OK) << o.message;
   EXPECT_EQ(out_, (std::vector<float>{7, 7, 7, 7, 11, 11, 11, 11}));
 }
 
-TEST_F(GrpcRingMessages, ReplayedMessageFailsTheCall) {
+TEST_P(GrpcRingMessages, ReplayedMessageFailsTheCall) {
   send_correct(0);
   ASSERT_EQ(call(0).code, STRATA_OK);
   send_correct(0);  // call 0's messages again, during call 1
@@ -92,24 +102,22 @@ TEST_F(GrpcRingMessages, ReplayedMessageFailsTheCall) {
   expect_team_refuses_further_calls();
 }
 
-TEST_F(GrpcRingMessages, ShortMessageFailsTheCall) {
-  peer_->send_raw(grpc::ByteBuffer(nullptr, 0));
+TEST_P(GrpcStreamMessages, ShortMessageFailsTheCall) {
+  peer_->send_raw("");
   const Outcome o = call(0);
   EXPECT_EQ(o.code, STRATA_DATA_LOSS);
   EXPECT_THAT(o.message, HasSubstr("shorter than a header"));
   expect_untouched_block_0();
 }
 
-TEST_F(GrpcRingMessages, ForeignBytesFailTheCall) {
-  std::string junk(kHeaderBytes + kBlockBytes, 'x');
-  grpc::Slice slice(junk);
-  peer_->send_raw(grpc::ByteBuffer(&slice, 1));
+TEST_P(GrpcRingMessages, ForeignBytesFailTheCall) {
+  peer_->send_raw(std::string(kHeaderBytes + kBlockBytes, 'x'));
   const Outcome o = call(0);
   EXPECT_EQ(o.code, STRATA_DATA_LOSS);
   EXPECT_THAT(o.message, HasSubstr("not a grpc_ring v1 message"));
 }
 
-TEST_F(GrpcRingMessages, WrongTeamStepOrDtypeFailsTheCall) {
+TEST_P(GrpcRingMessages, WrongTeamStepOrDtypeFailsTheCall) {
   Header h = peer_->header(0, 0, kBlockBytes);
   h.dtype = STRATA_I32;
   peer_->send(h, std::vector<float>(4, 1.0f));
@@ -120,19 +128,18 @@ TEST_F(GrpcRingMessages, WrongTeamStepOrDtypeFailsTheCall) {
   expect_team_refuses_further_calls();
 }
 
-TEST_F(GrpcRingMessages, PayloadLargerThanItsHeaderSaysFailsTheCall) {
-  const std::vector<float> payload(8, 1.0f);
-  std::vector<grpc::Slice> parts;
-  ASSERT_TRUE(encode(peer_->header(0, 0, kBlockBytes), payload.data()).Dump(&parts).ok());
-  parts.emplace_back(payload.data(), kBlockBytes);  // 16 bytes more than declared
-  peer_->send_raw(grpc::ByteBuffer(parts.data(), parts.size()));
+TEST_P(GrpcStreamMessages, PayloadLargerThanItsHeaderSaysFailsTheCall) {
+  std::string bytes(kHeaderBytes, '\0');
+  write_header(peer_->header(0, 0, kBlockBytes), reinterpret_cast<std::byte*>(bytes.data()));
+  bytes.append(2 * kBlockBytes, '\0');  // 16 bytes more than declared
+  peer_->send_raw(bytes);
   const Outcome o = call(0);
   EXPECT_EQ(o.code, STRATA_DATA_LOSS);
   EXPECT_THAT(o.message, HasSubstr("carries 32 payload bytes, its header says 16"));
   expect_untouched_block_0();
 }
 
-TEST_F(GrpcRingMessages, OversizedMessageIsCutOffByTheLimit) {
+TEST_P(GrpcStreamMessages, OversizedMessageIsCutOffByTheLimit) {
   // Over header + chunk_bytes: gRPC refuses it before buffering it all.
   const std::vector<float> big(4096, 1.0f);
   peer_->send(peer_->header(0, 0, big.size() * sizeof(float)), big);
@@ -142,7 +149,7 @@ TEST_F(GrpcRingMessages, OversizedMessageIsCutOffByTheLimit) {
   expect_untouched_block_0();
 }
 
-TEST_F(GrpcRingMessages, DeadNeighbourFailsTheCallNamingIt) {
+TEST_P(GrpcRingMessages, DeadNeighbourFailsTheCallNamingIt) {
   peer_->send(peer_->header(0, 0, kBlockBytes), std::vector<float>(4, 10.0f));
   auto killer = std::async(std::launch::async, [&] {
     std::this_thread::sleep_for(200ms);
@@ -156,7 +163,7 @@ TEST_F(GrpcRingMessages, DeadNeighbourFailsTheCallNamingIt) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
 }
 
-TEST_F(GrpcRingMessages, AbortReturnsAtOnceAndTheTeamStillCloses) {
+TEST_P(GrpcRingMessages, AbortReturnsAtOnceAndTheTeamStillCloses) {
   in_.assign(kCount, 1.0f);
   out_.assign(kCount, 0.0f);
   strata_call_desc_t d{};
@@ -185,6 +192,43 @@ TEST_F(GrpcRingMessages, AbortReturnsAtOnceAndTheTeamStillCloses) {
   peer_.reset();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
 }
+
+// A header that declares more than is due is refused before a byte of its
+// payload is read: nothing is allocated for it, the output stays untouched.
+TEST_P(TcpStreamMessages, HeaderDeclaringMoreThanDueIsRefusedBeforeItsPayload) {
+  const std::vector<float> big(4096, 1.0f);
+  peer_->send(peer_->header(0, 0, big.size() * sizeof(float)), big);
+  const Outcome o = call(0);
+  EXPECT_EQ(o.code, STRATA_DATA_LOSS) << o.message;
+  EXPECT_THAT(o.message, HasSubstr("16384 bytes; expected"));
+  expect_untouched_block_0();
+  expect_team_refuses_further_calls();
+}
+
+// A neighbour that stops mid-header (its process died while writing) is a
+// dead peer, not a wait until the deadline.
+TEST_P(TcpStreamMessages, HalfAHeaderThenEndOfStreamFailsTheCallNamingTheRank) {
+  peer_->send_raw(std::string(kHeaderBytes / 2, '\0'));
+  auto killer = std::async(std::launch::async, [&] {
+    std::this_thread::sleep_for(100ms);
+    peer_->vanish();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome o = call(0, 20s);
+  killer.get();
+  EXPECT_EQ(o.code, STRATA_PEER_FAILED) << o.message;
+  EXPECT_THAT(o.message, HasSubstr("connection from rank 1 ended"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  expect_untouched_block_0();
+}
+
+INSTANTIATE_TEST_SUITE_P(Planes, GrpcRingMessages,
+                         ::testing::Values(DataPlaneKind::kTcp, DataPlaneKind::kGrpc),
+                         plane_test_name);
+INSTANTIATE_TEST_SUITE_P(Grpc, GrpcStreamMessages, ::testing::Values(DataPlaneKind::kGrpc),
+                         plane_test_name);
+INSTANTIATE_TEST_SUITE_P(Tcp, TcpStreamMessages, ::testing::Values(DataPlaneKind::kTcp),
+                         plane_test_name);
 
 TEST(GrpcRingFormation, MissingRankTimesOutNamingIt) {
   ::setenv("STRATA_JOB_TOKEN", kToken, 1);

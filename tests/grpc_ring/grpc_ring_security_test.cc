@@ -1,7 +1,9 @@
 // The door of a team: the job token is required to form one, strangers
 // (wrong token, no token, a second stream claiming a member's rank, bytes
 // that are not HTTP/2) are refused with one warning line each, and the
-// team keeps working afterwards.
+// team keeps working afterwards, on either data plane. The tcp data plane's
+// own door (its listening port, open while the team forms) refuses a wrong
+// token, bytes of another protocol and silence the same way.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,11 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <future>
 
 #include "ring_harness.h"
 #include "strata/sdk/error.h"
+#include "strata/sdk/host.h"
 
 namespace strata::grpc_ring::testing {
 namespace {
@@ -23,7 +27,7 @@ namespace {
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
-class GrpcRingSecurity : public ::testing::Test {
+class GrpcRingSecurity : public ::testing::TestWithParam<DataPlaneKind> {
  protected:
   void SetUp() override {
     ::setenv("STRATA_JOB_TOKEN", kToken, 1);
@@ -58,11 +62,33 @@ class GrpcRingSecurity : public ::testing::Test {
   RingTeam& rank0() { return static_cast<RingTeamState*>(ranks_.state[0].get())->team(); }
 
   FakeHost host_;
-  std::unique_ptr<sdk::Algorithm> algo_ = make_all_reduce_ring(test_options());
+  std::unique_ptr<sdk::Algorithm> algo_ = make_all_reduce_ring(test_options(GetParam()));
   TwoRanks ranks_;
 };
 
-TEST_F(GrpcRingSecurity, NoTokenFailsTeamCreateNamingTheVariables) {
+// A blocking client connection to 127.0.0.1:port; reads time out after 5 s.
+int connect_loopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return -1;
+  timeval five{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &five, sizeof five);
+  return fd;
+}
+
+// What the other side did with a connection: 0 when it closed it (a reset,
+// when it left our bytes unread, counts as closed), else the bytes it sent,
+// or -1 when nothing came within 5 s.
+ssize_t answer_of(int fd) {
+  char buf[64];
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  return n < 0 && errno == ECONNRESET ? 0 : n;
+}
+
+TEST_P(GrpcRingSecurity, NoTokenFailsTeamCreateNamingTheVariables) {
   ::unsetenv("STRATA_JOB_TOKEN");
   const strata_team_desc_t d = team_desc(host_.store(), 1, 0, 2, 2s);
   try {
@@ -76,7 +102,7 @@ TEST_F(GrpcRingSecurity, NoTokenFailsTeamCreateNamingTheVariables) {
   }
 }
 
-TEST_F(GrpcRingSecurity, StrangersAreRefusedAndLoggedOnceAndTheJobGoesOn) {
+TEST_P(GrpcRingSecurity, StrangersAreRefusedAndLoggedOnceAndTheJobGoesOn) {
   form(2);
   expect_all_reduce_works(0);
   host_.clear_log();
@@ -100,7 +126,7 @@ TEST_F(GrpcRingSecurity, StrangersAreRefusedAndLoggedOnceAndTheJobGoesOn) {
   expect_all_reduce_works(1);
 }
 
-TEST_F(GrpcRingSecurity, GarbageBytesOnTheWorkerPortAreDroppedAndTheJobGoesOn) {
+TEST_P(GrpcRingSecurity, GarbageBytesOnTheWorkerPortAreDroppedAndTheJobGoesOn) {
   form(3);
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(fd, 0);
@@ -124,7 +150,7 @@ TEST_F(GrpcRingSecurity, GarbageBytesOnTheWorkerPortAreDroppedAndTheJobGoesOn) {
   expect_all_reduce_works(0);
 }
 
-TEST_F(GrpcRingSecurity, WorldReadableTokenFileIsRefused) {
+TEST_P(GrpcRingSecurity, WorldReadableTokenFileIsRefused) {
   ::unsetenv("STRATA_JOB_TOKEN");
   const std::string path = ::testing::TempDir() + "grpc_ring_token";
   {
@@ -143,6 +169,60 @@ TEST_F(GrpcRingSecurity, WorldReadableTokenFileIsRefused) {
     EXPECT_THAT(e.what(), HasSubstr("token"));
   }
   ::unlink(path.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Planes, GrpcRingSecurity,
+                         ::testing::Values(DataPlaneKind::kTcp, DataPlaneKind::kGrpc),
+                         plane_test_name);
+
+// Strangers on rank 0's tcp data port while the team forms: a handshake
+// with a wrong token, bytes of another protocol, and a connection that
+// sends nothing. Each is closed without a welcome and logged once; the
+// left neighbour is admitted and the team all-reduces; once formed, the
+// port is closed.
+TEST(GrpcRingTcpDoor, StrangersOnTheDataPortAreRefusedLoggedAndTheTeamForms) {
+  ::setenv("STRATA_JOB_TOKEN", kToken, 1);
+  ::unsetenv("STRATA_JOB_TOKEN_FILE");
+  FakeHost host;
+  auto algo = make_all_reduce_ring(test_options(DataPlaneKind::kTcp));
+  TwoRanks ranks;
+  for (int r = 0; r < 2; ++r) ranks.desc[r] = team_desc(host.store(), 41, r, 2, 10s);
+  auto zero = std::async(std::launch::async, [&] { return algo->create_team(ranks.desc[0]); });
+  const std::string address = sdk::Host::store_get(host.store(), "grpc_ring/tcp_address/0",
+                                                   sdk::Host::now_ns() + 10'000'000'000);
+  const int port = std::stoi(address.substr(address.rfind(':') + 1));
+
+  const int wrong_token = connect_loopback(port);
+  const int garbage = connect_loopback(port);
+  const int silent = connect_loopback(port);
+  ASSERT_GE(wrong_token, 0);
+  ASSERT_GE(garbage, 0);
+  ASSERT_GE(silent, 0);
+  const std::string forged = encode_handshake(41, 1, "not-the-token-of-this-job-at-all");
+  ASSERT_EQ(::write(wrong_token, forged.data(), forged.size()), static_cast<ssize_t>(forged.size()));
+  std::string junk = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int i = 0; i < 512; ++i) junk.push_back(static_cast<char>((i * 7919) & 0xff));
+  ASSERT_EQ(::write(garbage, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
+
+  // Only now does the real left neighbour start.
+  ranks.state[1] = algo->create_team(ranks.desc[1]);
+  ranks.state[0] = zero.get();
+  EXPECT_EQ(answer_of(wrong_token), 0) << "no welcome for a wrong token: the door closes";
+  EXPECT_EQ(answer_of(garbage), 0);
+  EXPECT_EQ(answer_of(silent), 0);
+  for (const int fd : {wrong_token, garbage, silent}) ::close(fd);
+
+  const auto warnings = host.warnings();
+  ASSERT_EQ(warnings.size(), 3u) << ::testing::PrintToString(warnings);
+  EXPECT_THAT(warnings[0], HasSubstr("did not present this job's token"));
+  EXPECT_THAT(warnings[1], HasSubstr("did not open with a grpc_ring data-plane handshake"));
+  EXPECT_THAT(warnings[2], HasSubstr("sent no complete handshake"));
+  for (const auto& w : warnings) {
+    EXPECT_THAT(w, HasSubstr("refused a tcp data connection from 127.0.0.1:"));
+    EXPECT_THAT(w, ::testing::Not(HasSubstr(kToken)));
+  }
+  ranks.expect_all_reduce(*algo, 0, 5000, 1.0f, 2.0f);
+  EXPECT_LT(connect_loopback(port), 0) << "the data port stays open after the team formed";
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ GrpcRingOptions tls_options(const TlsIdentity& id) {
   o.tls_key = id.key;
   o.tls_ca = id.ca;
   o.tls_server_name = kPeerName;  // the certificate does not name 127.0.0.1
+  o.data_plane = DataPlaneKind::kAuto;  // as configured with TLS alone: the grpc data plane
   return o;
 }
 
@@ -93,6 +94,7 @@ class GrpcRingTls : public ::testing::Test {
 };
 
 TEST_F(GrpcRingTls, ATeamWithTlsOnEveryRankAllReduces) {
+  EXPECT_EQ(tls_options(files_->member()).resolved_data_plane(), DataPlaneKind::kGrpc);
   form(1);
   expect_all_reduce_works(0);
   expect_all_reduce_works(1);
@@ -135,6 +137,45 @@ TEST_F(GrpcRingTls, TheGrpcStoreTakesTheSameOptions) {
     EXPECT_THAT(e.what(), HasSubstr("agree on TLS"));
   }
   EXPECT_EQ(one->add("n", 4), 4);
+}
+
+// Raw TCP would carry the ring's data around TLS: asking for it with TLS
+// configured refuses the plugin at load, naming the option (or the
+// variable); without TLS, tcp is the default and grpc may be chosen.
+TEST(GrpcRingDataPlaneOption, TcpWithTlsIsRefusedNamingTheOption) {
+  ::unsetenv("STRATA_GRPC_RING_DATA_PLANE");
+  {
+    FakeHost host;
+    EXPECT_EQ(GrpcRingOptions::from_host().resolved_data_plane(), DataPlaneKind::kTcp);
+    host.set_option("data_plane", "grpc");
+    EXPECT_EQ(GrpcRingOptions::from_host().resolved_data_plane(), DataPlaneKind::kGrpc);
+    host.set_option("data_plane", "udp");
+    EXPECT_THROW(GrpcRingOptions::from_host(), sdk::Error);
+  }
+  FakeHost host;
+  host.set_option("tls_cert", "/nonexistent/cert.pem");
+  host.set_option("tls_key", "/nonexistent/key.pem");
+  host.set_option("tls_ca", "/nonexistent/ca.pem");
+  EXPECT_EQ(GrpcRingOptions::from_host().resolved_data_plane(), DataPlaneKind::kGrpc);
+  host.set_option("data_plane", "tcp");
+  try {
+    GrpcRingOptions::from_host();
+    ADD_FAILURE() << "data_plane tcp was accepted together with TLS";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), STRATA_INVALID_ARGUMENT) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("plugins.options.grpc_ring.data_plane"));
+    EXPECT_THAT(e.what(), HasSubstr("TLS"));
+  }
+  host.set_option("data_plane", "grpc");
+  ::setenv("STRATA_GRPC_RING_DATA_PLANE", "tcp", 1);
+  try {
+    GrpcRingOptions::from_host();
+    ADD_FAILURE() << "STRATA_GRPC_RING_DATA_PLANE=tcp was accepted together with TLS";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), STRATA_INVALID_ARGUMENT) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("STRATA_GRPC_RING_DATA_PLANE"));
+  }
+  ::unsetenv("STRATA_GRPC_RING_DATA_PLANE");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
+#include "tcp_link.h"
 
 namespace strata::grpc_ring::testing {
 namespace {
@@ -17,11 +18,20 @@ const strata_device_t kDevice{0, 0};
 
 }  // namespace
 
-GrpcRingOptions test_options() {
+GrpcRingOptions test_options(DataPlaneKind plane) {
   GrpcRingOptions o;
   o.listen_address = "127.0.0.1:0";
   o.chunk_bytes = 4096;
+  o.data_plane = plane;
   return o;
+}
+
+std::string plane_name(DataPlaneKind plane) {
+  return plane == DataPlaneKind::kGrpc ? "grpc" : "tcp";
+}
+
+std::string plane_test_name(const ::testing::TestParamInfo<DataPlaneKind>& info) {
+  return plane_name(info.param);
 }
 
 strata_team_desc_t team_desc(void* store, uint64_t id, int rank, int size,
@@ -72,8 +82,8 @@ Outcome run_call(sdk::Algorithm& algorithm, sdk::TeamState* state, const strata_
   }
 }
 
-FakeNeighbour::FakeNeighbour(FakeHost& host, uint64_t team_id)
-    : host_(host), team_id_(team_id), inbox_(std::make_shared<Inbox>(signal_)) {
+FakeNeighbour::FakeNeighbour(FakeHost& host, uint64_t team_id, DataPlaneKind plane)
+    : host_(host), team_id_(team_id), plane_(plane), inbox_(std::make_shared<Inbox>(signal_)) {
   ServerConfig sc;
   sc.listen_address = "127.0.0.1:0";
   sc.credentials = grpc::InsecureServerCredentials();
@@ -87,6 +97,11 @@ FakeNeighbour::FakeNeighbour(FakeHost& host, uint64_t team_id)
   server_ = std::make_unique<RingServer>(std::move(sc), inbox_);
   sdk::Host::store_set(host_.store(), "grpc_ring/address/1",
                        "127.0.0.1:" + std::to_string(server_->port()));
+  if (plane_ == DataPlaneKind::kTcp) {
+    listener_ = std::make_unique<TcpListener>("127.0.0.1");
+    sdk::Host::store_set(host_.store(), "grpc_ring/tcp_address/1",
+                         "127.0.0.1:" + std::to_string(listener_->port()));
+  }
 }
 
 void FakeNeighbour::connect() {
@@ -102,6 +117,18 @@ void FakeNeighbour::connect() {
   lc.peer_address = address;
   link_ = std::make_unique<RingLink>(std::move(lc), signal_);
   link_->open(deadline);
+  if (plane_ != DataPlaneKind::kTcp) return;
+  const std::string tcp_address = sdk::Host::store_get(
+      host_.store(), "grpc_ring/tcp_address/0", sdk::Host::now_ns() + 10'000'000'000);
+  to_rank0_ = TcpLink::dial(tcp_address, team_id_, 1, 0, kToken, deadline);
+  Door door;
+  door.team_id = team_id_;
+  door.rank = 1;
+  door.expected_sender = 0;
+  door.token = kToken;
+  from_rank0_ = listener_->accept_neighbour(door, deadline);
+  listener_.reset();
+  TcpLink::await_welcome(to_rank0_.get(), 0, tcp_address, deadline);
 }
 
 Header FakeNeighbour::header(uint64_t sequence, uint32_t step, uint64_t bytes) const {
@@ -117,12 +144,27 @@ Header FakeNeighbour::header(uint64_t sequence, uint32_t step, uint64_t bytes) c
 }
 
 void FakeNeighbour::send(const Header& header, const std::vector<float>& payload) {
-  link_->send(encode(header, payload.data()));
+  std::string bytes(kHeaderBytes, '\0');
+  write_header(header, reinterpret_cast<std::byte*>(bytes.data()));
+  bytes.append(reinterpret_cast<const char*>(payload.data()), header.bytes);
+  send_raw(bytes);
 }
 
-void FakeNeighbour::send_raw(grpc::ByteBuffer&& message) { link_->send(std::move(message)); }
+void FakeNeighbour::send_raw(const std::string& bytes) {
+  if (plane_ == DataPlaneKind::kGrpc) {
+    grpc::Slice slice(bytes);
+    link_->send(grpc::ByteBuffer(&slice, bytes.empty() ? 0 : 1));
+    return;
+  }
+  std::string error;
+  ASSERT_TRUE(write_fully(to_rank0_.get(), bytes.data(), bytes.size(),
+                          std::chrono::steady_clock::now() + std::chrono::seconds(10), &error))
+      << error;
+}
 
 void FakeNeighbour::vanish() {
+  to_rank0_.reset();
+  from_rank0_.reset();
   link_.reset();
   server_.reset();
 }

@@ -5,6 +5,8 @@
 #ifndef STRATA_TESTS_GRPC_RING_RING_HARNESS_H_
 #define STRATA_TESTS_GRPC_RING_RING_HARNESS_H_
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -15,13 +17,18 @@
 #include "ring_algorithm.h"
 #include "ring_link.h"
 #include "ring_server.h"
+#include "tcp_listener.h"
 #include "wire.h"
 
 namespace strata::grpc_ring::testing {
 
 inline constexpr const char* kToken = "0123456789abcdef0123456789abcdef";
 
-GrpcRingOptions test_options();  // loopback, 4 KiB chunks
+// Loopback, 4 KiB chunks, ring messages on `plane`.
+GrpcRingOptions test_options(DataPlaneKind plane = DataPlaneKind::kTcp);
+// "tcp" / "grpc", for test names.
+std::string plane_name(DataPlaneKind plane);
+std::string plane_test_name(const ::testing::TestParamInfo<DataPlaneKind>& info);
 
 strata_team_desc_t team_desc(void* store, uint64_t id, int rank, int size,
                              std::chrono::milliseconds formation);
@@ -52,15 +59,19 @@ struct TwoRanks {
 };
 
 // Rank 1 of a two-process team whose rank 0 is real: accepts rank 0's
-// stream on its own server, and opens its own stream to rank 0.
+// stream on its own server, and opens its own stream to rank 0; on the tcp
+// data plane also the pair of data connections, whose messages it writes
+// byte by byte as it is told.
 class FakeNeighbour {
  public:
-  FakeNeighbour(FakeHost& host, uint64_t team_id);  // publishes its address
+  // Publishes its address(es).
+  FakeNeighbour(FakeHost& host, uint64_t team_id, DataPlaneKind plane = DataPlaneKind::kTcp);
   // Connects to rank 0 once it published its address (call after rank 0
   // started forming its team).
   void connect();
   void send(const Header& header, const std::vector<float>& payload);
-  void send_raw(grpc::ByteBuffer&& message);
+  // Exactly these bytes as one message (grpc) or on the connection (tcp).
+  void send_raw(const std::string& bytes);
   // Leaves as a crashed process would: both streams are cut.
   void vanish();
   Header header(uint64_t sequence, uint32_t step, uint64_t bytes) const;
@@ -68,10 +79,13 @@ class FakeNeighbour {
  private:
   FakeHost& host_;
   uint64_t team_id_;
+  DataPlaneKind plane_;
   Signal signal_;
   std::shared_ptr<Inbox> inbox_;
   std::unique_ptr<RingServer> server_;
   std::unique_ptr<RingLink> link_;
+  std::unique_ptr<TcpListener> listener_;
+  Fd to_rank0_, from_rank0_;
 };
 
 }  // namespace strata::grpc_ring::testing
