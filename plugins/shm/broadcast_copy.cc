@@ -2,8 +2,8 @@
 // every other rank copies it straight into its output as soon as it is
 // there. Only the root's flag is waited for, and the root runs up to
 // `slots` chunks ahead of the slowest reader. A call of at most kBoxBytes
-// goes through the slot's box instead: the readers poll the line that
-// carries the data.
+// goes through a box instead: the readers poll the line that carries the
+// data, and the root may run kMaxSlots calls ahead.
 #include <algorithm>
 #include <cstring>
 
@@ -23,6 +23,9 @@ class BroadcastCopyOperation final : public ShmOperation {
 
  private:
   bool stages() const override { return root_; }
+  uint64_t stage_ahead() const override {
+    return boxed_ ? kMaxSlots : ShmOperation::stage_ahead();
+  }
   void stage(uint64_t chunk, std::byte* slot) override {
     const uint64_t bytes = length(chunk) * elem();
     if (boxed_) {

@@ -24,8 +24,9 @@ inline constexpr uint64_t kSegmentMagic = 0x5354524154415348ull;  // "STRATASH"
 inline constexpr uint64_t kMaxSlots = 64;
 inline constexpr size_t kBoxBytes = 56;
 
-// A chunk of at most kBoxBytes staged beside its count on one line, one box
-// per slot: a reader that polls the box finds the data on the line it was
+// A chunk of at most kBoxBytes staged beside its count on one line, in a
+// ring of kMaxSlots boxes (a boxed broadcast's root may run that far
+// ahead of its slowest reader, as an eager sender does): a reader that polls the box finds the data on the line it was
 // waiting for, one transfer from the writer's core where a flag and then a
 // slot take two, one after the other.
 struct alignas(64) Box {
@@ -92,7 +93,7 @@ class Segment {
   // raised a flag) or `timeout` passed; returns at once if it already has.
   void sleep_until(Flag flag, uint64_t value, std::chrono::nanoseconds timeout) const;
 
-  // Slot `index`'s box: write the payload, then fill_box() publishes it.
+  // Chunk `index`'s box: write the payload, then fill_box() publishes it.
   std::byte* box_payload(uint64_t index) const;
   void fill_box(uint64_t index, uint64_t count) const;
   uint64_t box_count(uint64_t index) const;
@@ -101,7 +102,7 @@ class Segment {
 
  private:
   uint64_t* flag(Flag f) const;
-  Box& box(uint64_t index) const { return header().boxes[index % slots_]; }
+  Box& box(uint64_t index) const { return header().boxes[index % kMaxSlots]; }
   void sleep_until(uint64_t* counter, uint64_t value, std::chrono::nanoseconds timeout) const;
 
   std::byte* base_ = nullptr;

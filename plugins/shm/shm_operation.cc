@@ -145,14 +145,15 @@ void ShmOperation::abort() {
 bool ShmOperation::advance() {
   if (done_) return true;
   const Segment& own = team_.own();
-  const uint64_t slots = team_.options().slots;
+  const uint64_t ahead = stage_ahead();
   try {
     while (chunk_ < chunks_) {
       const uint64_t count = base_ + chunk_ + 1;  // every flag's value once this chunk passes it
       if (phase_ == Phase::kStage) {
         if (stages()) {
-          // The slot last held chunk count-1-slots: every peer must be done with it.
-          if (count > slots && !reached(Peers::kAll, Flag::kDone, count - slots)) return false;
+          // What this chunk writes last held chunk count-1-ahead: every peer
+          // must be done with it.
+          if (count > ahead && !reached(Peers::kAll, Flag::kDone, count - ahead)) return false;
           stage(chunk_, slot(rank(), chunk_));
         }
         own.raise(Flag::kStaged, count);
@@ -195,17 +196,28 @@ bool ShmOperation::reached(Peers who, Flag flag, uint64_t value) {
       waiting_value_ = value;
       return false;
     }
-    case Peers::kAll:
+    case Peers::kAll: {
+      // Whether what a stage overwrites is free again (kDone, chunks back)
+      // is often known from an earlier read: each read of a peer's flag
+      // line is a transfer from the core that writes it.
+      const bool done = flag == Flag::kDone;
+      if (done && team_.peers_done_floor() >= value) return true;
+      uint64_t lowest = UINT64_MAX;
       for (int peer = 0; peer < size(); ++peer) {
-        if (peer != rank() && team_.segment(peer).load(flag) < value) {
+        if (peer == rank()) continue;
+        const uint64_t seen = team_.segment(peer).load(flag);
+        if (seen < value) {
           waiting_rank_ = peer;
           waiting_flag_ = flag;
           waiting_box_ = false;
           waiting_value_ = value;
           return false;
         }
+        lowest = std::min(lowest, seen);
       }
+      if (done) team_.set_peers_done_floor(lowest);
       return true;
+    }
   }
   return true;
 }

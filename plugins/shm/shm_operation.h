@@ -68,6 +68,9 @@ class ShmOperation : public sdk::Operation {
   virtual Peers before_gather() const = 0;
   virtual void gather(uint64_t chunk) = 0;
 
+  // How many chunks a stage may run ahead of the slowest peer: the slots,
+  // or more for an algorithm that stages elsewhere (the boxes).
+  virtual uint64_t stage_ahead() const { return team_.options().slots; }
   // Rank `rank`'s slot for this call's chunk `chunk`.
   std::byte* slot(int rank, uint64_t chunk) const {
     return team_.segment(rank).slot(base_ + chunk);

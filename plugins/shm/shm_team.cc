@@ -204,9 +204,11 @@ std::string ShmTeam::where() const {
 void ShmTeam::mark_broken(const std::string& why) {
   std::lock_guard lock(broken_mu_);
   if (broken_.empty()) broken_ = why;
+  is_broken_.store(true, std::memory_order_release);
 }
 
 void ShmTeam::check_usable() const {
+  if (!is_broken_.load(std::memory_order_acquire)) return;
   std::lock_guard lock(broken_mu_);
   if (!broken_.empty()) {
     throw sdk::Error(STRATA_FAILED_PRECONDITION,

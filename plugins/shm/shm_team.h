@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -59,6 +60,10 @@ class ShmTeam {
   // Chunks run by every call before the current one.
   uint64_t chunks_run() const { return chunks_run_; }
   void add_chunks(uint64_t n) { chunks_run_ += n; }
+  // The lowest `done` flag of the peers when last read: a lower bound
+  // (flags only grow), so a stage that needs no more reads no peer's line.
+  uint64_t peers_done_floor() const { return peers_done_floor_; }
+  void set_peers_done_floor(uint64_t value) { peers_done_floor_ = value; }
 
   // A failed or aborted call leaves the flags mid-way: every later call is
   // refused until the team is rebuilt.
@@ -92,8 +97,12 @@ class ShmTeam {
   std::vector<Segment> segments_;
   std::vector<pid_t> pids_;
   uint64_t chunks_run_ = 0;
+  uint64_t peers_done_floor_ = 0;
   mutable std::mutex broken_mu_;
   std::string broken_;
+  // Set with broken_: every call looks at it, and a lock per call costs
+  // a small call a tenth of its time.
+  std::atomic<bool> is_broken_{false};
 };
 
 // What an algorithm keeps per team: a share of the ShmTeam.
