@@ -166,20 +166,8 @@ TEST_P(GrpcRingMessages, DeadNeighbourFailsTheCallNamingIt) {
 TEST_P(GrpcRingMessages, AbortReturnsAtOnceAndTheTeamStillCloses) {
   in_.assign(kCount, 1.0f);
   out_.assign(kCount, 0.0f);
-  strata_call_desc_t d{};
-  d.struct_size = sizeof d;
-  d.op = STRATA_ALL_REDUCE;
-  d.dtype = STRATA_F32;
-  d.count = kCount;
-  d.team = &desc_;
-  const strata_buffer_t input{in_.data(), STRATA_F32, kCount, {0, 0}};
-  const strata_buffer_t output{out_.data(), STRATA_F32, kCount, {0, 0}};
-  strata_call_t c{};
-  c.struct_size = sizeof c;
-  c.desc = &d;
-  c.inputs = &input;
-  c.outputs = &output;
-  auto op = algo_->create(state_.get(), c);
+  const F32Call abi(desc_, STRATA_ALL_REDUCE, in_, out_, kCount);
+  auto op = algo_->create(state_.get(), abi.call);
   op->post();
   EXPECT_FALSE(op->test());
   const auto start = std::chrono::steady_clock::now();

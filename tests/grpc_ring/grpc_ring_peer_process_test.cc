@@ -54,20 +54,8 @@ TEST(GrpcRingPeerProcess, DISABLED_Rank) {
   auto state = algo->create_team(desc);
   std::vector<float> in(kLongCallCount, 1.0f), out(kLongCallCount, 0.0f);
   if (rank == 1) {
-    strata_call_desc_t d{};
-    d.struct_size = sizeof d;
-    d.op = STRATA_ALL_REDUCE;
-    d.dtype = STRATA_F32;
-    d.count = kLongCallCount;
-    d.team = &desc;
-    const strata_buffer_t input{in.data(), STRATA_F32, kLongCallCount, {0, 0}};
-    const strata_buffer_t output{out.data(), STRATA_F32, kLongCallCount, {0, 0}};
-    strata_call_t call{};
-    call.struct_size = sizeof call;
-    call.desc = &d;
-    call.inputs = &input;
-    call.outputs = &output;
-    auto op = algo->create(state.get(), call);
+    const F32Call abi(desc, STRATA_ALL_REDUCE, in, out, kLongCallCount);
+    auto op = algo->create(state.get(), abi.call);
     // post() sends the first chunks (of the 8192 the call needs); rank 0
     // receives them and waits for the rest.
     op->post();

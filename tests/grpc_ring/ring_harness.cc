@@ -51,26 +51,29 @@ strata_team_desc_t team_desc(void* store, uint64_t id, int rank, int size,
   return t;
 }
 
-Outcome run_call(sdk::Algorithm& algorithm, sdk::TeamState* state, const strata_team_desc_t& team,
-                 strata_op_t op, std::vector<float>& in, std::vector<float>& out, uint64_t count,
-                 uint64_t sequence, std::chrono::milliseconds timeout) {
-  strata_call_desc_t d{};
-  d.struct_size = sizeof d;
-  d.op = op;
-  d.dtype = STRATA_F32;
-  d.redop = STRATA_SUM;
-  d.count = count;
-  d.team = &team;
-  const strata_buffer_t input{in.data(), STRATA_F32, in.size(), kDevice};
-  const strata_buffer_t output{out.data(), STRATA_F32, out.size(), kDevice};
-  strata_call_t call{};
+F32Call::F32Call(const strata_team_desc_t& team, strata_op_t op, std::vector<float>& in,
+                 std::vector<float>& out, uint64_t count, uint64_t sequence)
+    : input{in.data(), STRATA_F32, in.size(), kDevice},
+      output{out.data(), STRATA_F32, out.size(), kDevice} {
+  desc.struct_size = sizeof desc;
+  desc.op = op;
+  desc.dtype = STRATA_F32;
+  desc.redop = STRATA_SUM;
+  desc.count = count;
+  desc.team = &team;
   call.struct_size = sizeof call;
-  call.desc = &d;
+  call.desc = &desc;
   call.inputs = &input;
   call.outputs = &output;
   call.sequence = sequence;
+}
+
+Outcome run_call(sdk::Algorithm& algorithm, sdk::TeamState* state, const strata_team_desc_t& team,
+                 strata_op_t op, std::vector<float>& in, std::vector<float>& out, uint64_t count,
+                 uint64_t sequence, std::chrono::milliseconds timeout) {
+  const F32Call abi(team, op, in, out, count, sequence);
   try {
-    auto operation = algorithm.create(state, call);
+    auto operation = algorithm.create(state, abi.call);
     operation->post();
     if (!operation->wait(timeout)) {
       operation->abort();

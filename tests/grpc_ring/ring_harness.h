@@ -39,6 +39,20 @@ struct Outcome {
   std::string message;
 };
 
+// The ABI call of one f32 sum `op` over `in` and `out`: the structs point
+// at each other, so it is built in place and never copied.
+struct F32Call {
+  F32Call(const strata_team_desc_t& team, strata_op_t op, std::vector<float>& in,
+          std::vector<float>& out, uint64_t count, uint64_t sequence = 0);
+  F32Call(const F32Call&) = delete;
+  F32Call& operator=(const F32Call&) = delete;
+
+  strata_call_desc_t desc{};
+  strata_buffer_t input{};
+  strata_buffer_t output{};
+  strata_call_t call{};
+};
+
 // One f32 call of `op` on `state`, waited for up to `timeout`; in and out
 // hold count (times p for the gathered side) elements.
 Outcome run_call(sdk::Algorithm& algorithm, sdk::TeamState* state, const strata_team_desc_t& team,
