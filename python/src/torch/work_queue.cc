@@ -15,7 +15,6 @@ using Clock = std::chrono::steady_clock;
 // late): kFirstTick after such a call ran, doubling while the looks find
 // nothing (callers run their own calls) up to kLongestTick, and for how
 // long after the last call it keeps looking before it sleeps until woken.
-constexpr std::chrono::microseconds kFirstTick{500};
 constexpr std::chrono::microseconds kLongestTick{4000};
 constexpr std::chrono::milliseconds kStayAwake{100};
 

@@ -81,8 +81,11 @@ class WorkQueue {
   std::deque<c10::intrusive_ptr<WorkStrata>> queue_;
   bool running_ = false;
   bool stopped_ = false;
+  // The first interval of a ticking thread's looks (work_queue.cc says
+  // how it grows).
+  static constexpr std::chrono::microseconds kFirstTick{500};
   bool ticking_ = false;  // a thread waits with a timeout (looks every tick_)
-  std::chrono::microseconds tick_{500};
+  std::chrono::microseconds tick_ = kFirstTick;
   std::chrono::steady_clock::time_point last_push_{};
   Status stop_reason_;
   std::vector<std::thread> threads_;  // last: they start once the rest exists
