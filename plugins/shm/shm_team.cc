@@ -156,9 +156,10 @@ void ShmTeam::attach(int peer, const Entry& e) {
   }
 }
 
-void ShmTeam::throw_if_a_peer_failed(const std::string& when) const {
+void ShmTeam::throw_if_a_peer_failed(const std::string& when, bool skip_attached) const {
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_) continue;
+    if (skip_attached && segment(peer).load(Flag::kAttached) == kAttached) continue;
     if (std::string trouble = peer_trouble(peer, pid(peer)); !trouble.empty()) {
       throw sdk::Error(STRATA_PEER_FAILED,
                        "shm team_create (" + where() + "): " + trouble + " " + when);
@@ -174,7 +175,7 @@ void ShmTeam::wait_attached(const strata_team_desc_t& team) {
       const uint64_t state = segment(peer).load(Flag::kAttached);
       if (state == kAttached) break;
       if (state == kGaveUp) {
-        throw_if_a_peer_failed("before every rank mapped every segment");
+        throw_if_a_peer_failed("before every rank mapped every segment", true);
         throw sdk::Error(STRATA_PEER_FAILED, "shm team_create (" + where() + "): rank " +
                                              std::to_string(peer) + " (pid " +
                                              std::to_string(pid(peer)) +
@@ -183,7 +184,7 @@ void ShmTeam::wait_attached(const strata_team_desc_t& team) {
       const int64_t now = sdk::Host::now_ns();
       if (now >= next_check) {
         next_check = now + kLivenessCheckNs;
-        throw_if_a_peer_failed("before every rank mapped every segment");
+        throw_if_a_peer_failed("before every rank mapped every segment", true);
       }
       if (now >= team.deadline_ns) {
         throw sdk::Error(STRATA_TIMED_OUT,

@@ -84,7 +84,10 @@ class ShmTeam {
   Entry check_entry(int peer, const std::string& text, const std::string& own_host) const;
   void attach(int peer, const Entry& entry);
   // Throws PEER_FAILED naming the first peer that died or is stopped.
-  void throw_if_a_peer_failed(const std::string& when) const;
+  // With `skip_attached`, peers that have mapped every segment are left to
+  // the first call: a peer that formed and then stopped or died has not
+  // stopped this rank from forming, and a survivor's call names it.
+  void throw_if_a_peer_failed(const std::string& when, bool skip_attached = false) const;
   void wait_attached(const strata_team_desc_t& team);
 
   ShmOptions options_;
