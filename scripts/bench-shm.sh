@@ -79,7 +79,7 @@ for op in "${ops[@]}"; do
       run_bench "$n" "${op}_np${n}_$place" --op "$op" --algorithm "$algo" "${flag[@]}"
     done
     for name in "${op}_np${n}_null" "${op}_np${n}_in_place" "${op}_np${n}_out_of_place"; do
-      { echo "## $name"; grep -E '^# (target|copy bandwidth|ceiling:)' "$name.log"; } >> verdicts.txt
+      { echo "## $name"; grep -E '^# (target|copy bandwidth|ceiling:|cma:)' "$name.log"; } >> verdicts.txt
     done
   done
   panels=()
@@ -90,6 +90,7 @@ for op in "${ops[@]}"; do
                --series "$csv" mpi_busbw_gbs "Open MPI vader (raw MPI)"
                --series "$csv" strata_busbw_gbs "$algo"
                --series "$csv" ceiling_busbw_gbs "copy ceiling (peer copy of the run)"
+               --series "$csv" cma_busbw_gbs "CMA copy of the run (vader's large-message path)"
                --bound "$csv" bound_busbw_gbs "memory bound (copy bw of the run)")
     done
   done

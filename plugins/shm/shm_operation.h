@@ -81,6 +81,9 @@ class ShmOperation : public sdk::Operation {
     return team_.segment(rank).box_payload(base_ + chunk);
   }
   void fill_box(uint64_t chunk) const { team_.own().fill_box(base_ + chunk, base_ + chunk + 1); }
+  // Writes `bytes` of this rank's data into its slot, with the stores this
+  // call's staging choice picked (staging_choice.h).
+  void stage_copy(std::byte* slot, const std::byte* from, uint64_t bytes) const;
   const strata_call_desc_t& desc() const { return desc_; }
   // The call's elements [first(c), first(c) + length(c)) are chunk c.
   uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
@@ -133,6 +136,8 @@ class ShmOperation : public sdk::Operation {
   bool waiting_box_ = false;  // for the box of the current chunk, not the flag
   uint64_t waiting_value_ = 0;
   bool clock_started_ = false;  // deadline_ and next_check_ are set
+  StagingChoice::Pick staging_;  // how this call stages, and whether it is timed
+  int64_t posted_ns_ = 0;        // when a timed call was posted
   std::chrono::steady_clock::time_point deadline_;
   std::chrono::steady_clock::time_point next_check_;
   strata_status_t failed_code_ = STRATA_OK;  // a failure is final: test() repeats it

@@ -60,6 +60,18 @@ ShmOptions ShmOptions::from_host() {
     }
     o.spin_us = static_cast<int32_t>(n);
   }
+  if (auto s = setting("STRATA_SHM_STAGING", "staging")) {
+    if (s->second == "auto") {
+      o.staging = Staging::kAuto;
+    } else if (s->second == "cached") {
+      o.staging = Staging::kCached;
+    } else if (s->second == "streaming") {
+      o.staging = Staging::kStreaming;
+    } else {
+      throw sdk::InvalidArgument(s->first + ": '" + s->second +
+                                 "' is not one of auto, cached, streaming");
+    }
+  }
   sdk::read_cost_model_options(kPrefix, &o.alpha, &o.beta, &o.gamma);
   return o;
 }

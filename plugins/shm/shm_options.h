@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "staging_choice.h"
+
 namespace strata::shm {
 
 struct ShmOptions {
@@ -33,6 +35,9 @@ struct ShmOptions {
                                      : ranks <= processors ? kSpinAlone
                                                            : kSpinShared);
   }
+  // The stores a stage writes its slot with (staging_choice.h): auto
+  // measures which is faster for each size class while the job runs.
+  Staging staging = Staging::kAuto;
   // The alpha-beta-gamma model AUTO ranks the algorithms by.
   double alpha = 0.3e-6;       // seconds per flag hand-off
   double beta = 1.0 / 12e9;    // seconds per byte copied through the segments

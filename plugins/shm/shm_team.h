@@ -22,6 +22,7 @@
 
 #include "segment.h"
 #include "shm_options.h"
+#include "staging_choice.h"
 #include "strata/abi/algorithm.h"
 #include "strata/sdk/algorithm.h"
 
@@ -64,6 +65,8 @@ class ShmTeam {
   // (flags only grow), so a stage that needs no more reads no peer's line.
   uint64_t peers_done_floor() const { return peers_done_floor_; }
   void set_peers_done_floor(uint64_t value) { peers_done_floor_ = value; }
+  // How this rank's stages write its slots, call by call.
+  StagingChoice& staging() { return staging_; }
 
   // A failed or aborted call leaves the flags mid-way: every later call is
   // refused until the team is rebuilt.
@@ -101,6 +104,7 @@ class ShmTeam {
   std::vector<pid_t> pids_;
   uint64_t chunks_run_ = 0;
   uint64_t peers_done_floor_ = 0;
+  StagingChoice staging_{Staging::kAuto};
   mutable std::mutex broken_mu_;
   std::string broken_;
   // Set with broken_: every call looks at it, and a lock per call costs

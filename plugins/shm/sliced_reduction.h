@@ -37,14 +37,14 @@ class SlicedReductionOperation final : public ShmOperation {
     const std::byte* from = in() + first(chunk) * elem();
     const uint64_t n = length(chunk);
     if (direct_) {
-      sdk::copy_host(slot, from, n * elem());
+      stage_copy(slot, from, n * elem());
       return;
     }
     // This rank reduces its own slice straight from its input: only the
     // slices the others reduce go through the segment.
     const Slice mine = slice_of(n, elem(), size(), rank());
-    sdk::copy_host(slot, from, mine.begin * elem());
-    sdk::copy_host(slot + mine.end * elem(), from + mine.end * elem(), (n - mine.end) * elem());
+    stage_copy(slot, from, mine.begin * elem());
+    stage_copy(slot + mine.end * elem(), from + mine.end * elem(), (n - mine.end) * elem());
   }
   Peers before_reduce() const override {
     return direct_ && !root_ ? Peers::kNone : Peers::kAll;

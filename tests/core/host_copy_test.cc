@@ -49,6 +49,31 @@ TEST(HostCopyTest, EveryDistanceAndSizeCopiesExactly) {
 #endif
 }
 
+// The streaming copy: ordinary stores up to the destination's first
+// 16-byte boundary and for the tail, non-temporal ones in between.
+TEST(HostCopyTest, StreamingCopiesExactlyAtEveryAlignment) {
+  constexpr uint64_t kMost = 2 * 4096 + 77;
+  constexpr uint64_t kRoom = (kMost + 2 * 4096) / 4096 * 4096;
+  using Buffer = std::unique_ptr<std::byte, FreeDeleter>;
+  Buffer src(static_cast<std::byte*>(std::aligned_alloc(4096, kRoom)));
+  Buffer dst(static_cast<std::byte*>(std::aligned_alloc(4096, kRoom)));
+  for (uint64_t i = 0; i < kRoom; ++i) src.get()[i] = static_cast<std::byte>((i * 131 + 7) & 0xff);
+  for (uint64_t misaligned = 0; misaligned < 20; ++misaligned) {
+    for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{15}, uint64_t{16}, uint64_t{63},
+                           uint64_t{64}, uint64_t{65}, uint64_t{127}, uint64_t{4096}, kMost}) {
+      const std::byte* from = src.get() + 16 + misaligned / 3;
+      std::byte* to = dst.get() + 64 + misaligned;
+      std::memset(dst.get(), 0xee, kRoom);
+      copy_host_streaming(to, from, bytes);
+      for (uint64_t i = 0; i < bytes; ++i) {
+        ASSERT_EQ(to[i], from[i]) << "byte " << i << " of " << bytes << ", +" << misaligned;
+      }
+      ASSERT_EQ(to[bytes], std::byte{0xee}) << "wrote past " << bytes << ", +" << misaligned;
+      ASSERT_EQ(to[-1], std::byte{0xee}) << "wrote before the destination, +" << misaligned;
+    }
+  }
+}
+
 TEST(HostCopyTest, OnlyTheSlowDistancesTakeTheDetour) {
 #if defined(__SSE2__)
   alignas(4096) static std::byte page[3 * 4096];

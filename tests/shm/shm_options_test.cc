@@ -18,7 +18,10 @@ using ::testing::HasSubstr;
 
 class ShmOptionsTest : public ::testing::Test {
  protected:
-  void TearDown() override { ::unsetenv("STRATA_SHM_SPIN_US"); }
+  void TearDown() override {
+    ::unsetenv("STRATA_SHM_SPIN_US");
+    ::unsetenv("STRATA_SHM_STAGING");
+  }
   FileStoreHost host_{::testing::TempDir()};
 };
 
@@ -49,6 +52,26 @@ TEST_F(ShmOptionsTest, ABadSpinIsRefusedNamingTheVariable) {
                                              HasSubstr("'auto' nor a whole number")));
     }
   }
+}
+
+TEST_F(ShmOptionsTest, StagingIsReadAndABadOneNamed) {
+  ::setenv("STRATA_SHM_STAGING", "streaming", 1);
+  EXPECT_EQ(ShmOptions::from_host().staging, Staging::kStreaming);
+  ::setenv("STRATA_SHM_STAGING", "cached", 1);
+  EXPECT_EQ(ShmOptions::from_host().staging, Staging::kCached);
+  ::setenv("STRATA_SHM_STAGING", "nontemporal", 1);
+  try {
+    ShmOptions::from_host();
+    ADD_FAILURE() << "'nontemporal' was accepted";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), STRATA_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find(
+                  "STRATA_SHM_STAGING: 'nontemporal' is not one of auto, cached, streaming"),
+              std::string::npos)
+        << e.what();
+  }
+  ::unsetenv("STRATA_SHM_STAGING");
+  EXPECT_EQ(ShmOptions::from_host().staging, Staging::kAuto);
 }
 
 }  // namespace

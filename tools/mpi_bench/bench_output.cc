@@ -43,7 +43,8 @@ Status BenchOutput::open_csv(const std::string& path) {
   const char* side = names_.side.c_str();
   std::fprintf(csv_, "bytes,iterations,%s_us,%s_us,extra_us,ratio,median_ratio,wrong", ref, side);
   std::fprintf(csv_, ",%s_busbw_gbs,%s_busbw_gbs,bound_us,bound_busbw_gbs,%s_pct_bound,"
-                     "%s_pct_bound,copy_gbs,ceiling_busbw_gbs", ref, side, ref, side);
+                     "%s_pct_bound,copy_gbs,ceiling_busbw_gbs,cma_busbw_gbs", ref, side, ref,
+               side);
   if (cpu_) {
     std::fprintf(csv_, ",%s_user_us,%s_system_us,%s_user_us,%s_system_us", ref, ref, side, side);
   }
@@ -63,10 +64,11 @@ void BenchOutput::header() {
   if (!active_) return;
   const std::string& ref = names_.reference;
   const std::string& side = names_.side;
-  std::printf("%12s %8s %12s %12s %10s %8s %8s %7s %10s %10s %11s %9s %7s %8s", "size", "iters",
+  std::printf("%12s %8s %12s %12s %10s %8s %8s %7s %10s %10s %11s %9s %7s %8s %8s", "size",
+              "iters",
               (ref + "_us").c_str(), (side + "_us").c_str(), "extra_us", "ratio", "median",
               "#wrong", (ref + "_busbw").c_str(), (names_.side_short + "_busbw").c_str(),
-              "bound_us", (ref + "%bound").c_str(), "%bound", "ceiling");
+              "bound_us", (ref + "%bound").c_str(), "%bound", "ceiling", "cma");
   if (cpu_) {
     std::printf(" %9s %9s %9s %9s", (ref + "_usr").c_str(), (ref + "_sys").c_str(),
                 (names_.side_short + "_usr").c_str(), (names_.side_short + "_sys").c_str());
@@ -86,11 +88,12 @@ void BenchOutput::row(const SizeReport& r) {
   const double ref_pct = percent_of_bound(r.bound_seconds, ref.seconds);
   const double side_pct = percent_of_bound(r.bound_seconds, side.seconds);
   const double ceiling = r.ceiling_bytes_per_second / 1e9;
+  const double cma = r.cma_bytes_per_second / 1e9;
   std::printf("%12s %8d %12.2f %12.2f %10.2f %8.3f %8.3f %7lld %10.3f %10.3f %11.2f %9.1f %7.1f"
-              " %8.3f",
+              " %8.3f %8.3f",
               format_size(r.bytes).c_str(), r.timing.iterations, ref.seconds * 1e6,
               side.seconds * 1e6, extra_us, ratio, r.timing.median_ratio, r.wrong, ref_bw, side_bw,
-              r.bound_seconds * 1e6, ref_pct, side_pct, ceiling);
+              r.bound_seconds * 1e6, ref_pct, side_pct, ceiling, cma);
   if (cpu_) {
     std::printf(" %9.2f %9.2f %9.2f %9.2f", ref.user_us, ref.system_us, side.user_us,
                 side.system_us);
@@ -101,9 +104,9 @@ void BenchOutput::row(const SizeReport& r) {
   std::fprintf(csv_, "%llu,%d,%.3f,%.3f,%.3f,%.4f,%.4f,%lld",
                static_cast<unsigned long long>(r.bytes), r.timing.iterations, ref.seconds * 1e6,
                side.seconds * 1e6, extra_us, ratio, r.timing.median_ratio, r.wrong);
-  std::fprintf(csv_, ",%.6g,%.6g,%.3f,%.6g,%.2f,%.2f,%.3f,%.6g", ref_bw, side_bw,
+  std::fprintf(csv_, ",%.6g,%.6g,%.3f,%.6g,%.2f,%.2f,%.3f,%.6g,%.6g", ref_bw, side_bw,
                r.bound_seconds * 1e6, bound_bw, ref_pct, side_pct,
-               r.copy.bytes_per_second / 1e9, ceiling);
+               r.copy.bytes_per_second / 1e9, ceiling, cma);
   if (cpu_) {
     std::fprintf(csv_, ",%.3f,%.3f,%.3f,%.3f", ref.user_us, ref.system_us, side.user_us,
                  side.system_us);

@@ -29,6 +29,7 @@ struct SizeReport {
   CopyBandwidth copy;
   double bound_seconds = 0;  // 0: no bound
   double ceiling_bytes_per_second = 0;  // the copy ceiling (peer_copy.h); 0: none
+  double cma_bytes_per_second = 0;      // the kernel's single copy (peer_copy.h); 0: none
 };
 
 class BenchOutput {

@@ -18,11 +18,12 @@
 // side's: the least bytes the op must move through memory between
 // processes of one host, over a copy bandwidth measured at the start of
 // the run with every rank copying at once (memory_bound.h; the formula is
-// derived in docs/performance/shm.md). `ceiling` is the busbw no transport
-// between these processes can pass: every rank copying, at once, the same
-// size its neighbour has just written (peer_copy.h). The last lines judge
-// issue 27's targets on the run (bench_targets.h), and say where a target
-// lies above the ceiling.
+// derived in docs/performance/shm.md). `ceiling` is a yardstick for busbw:
+// every rank copying, at once, the same size its neighbour has just
+// written (peer_copy.h); `cma` the same through
+// the kernel's single copy (process_vm_readv, vader's large-message path),
+// for reading vader's figures. The last lines judge issue 27's targets on
+// the run (bench_targets.h), and say where a target lies above the ceiling.
 //
 // --cpu adds each side's processor time per call (user and system, mean
 // over ranks and rounds, from getrusage). With more ranks than cores the
@@ -154,7 +155,8 @@ Status run(const Options& o, int rank, int world) {
     output.comment(std::string("memory bound: ") + bound_formula(o.op, o.in_place) +
                    " bytes / copy bandwidth (docs/performance/shm.md)");
     output.comment(ceiling.ok() ? "ceiling: busbw when every rank copies the size its neighbour "
-                                  "just wrote, best of 5, from 64 KiB (peer_copy.h)"
+                                  "just wrote, best of 5, from 64 KiB (peer_copy.h); cma: the "
+                                  "same through process_vm_readv, vader's single copy"
                                 : "no ceiling: " + ceiling.status().to_string());
   }
   // Every rank learns whether rank 0 could open the CSV: one that went on
@@ -192,7 +194,10 @@ Status run(const Options& o, int rank, int world) {
     report.copy = copy;
     report.bound_seconds =
         bound_seconds(bound_traffic_bytes(o.op, collective->bytes(), world, o.in_place), copy);
-    if (ceiling.ok()) report.ceiling_bytes_per_second = ceiling->measure(collective->bytes(), 5);
+    if (ceiling.ok()) {
+      report.ceiling_bytes_per_second = ceiling->measure(collective->bytes(), 5);
+      report.cma_bytes_per_second = ceiling->measure_cma(collective->bytes(), 5);
+    }
     output.row(report);
     measured.push_back({requested, timing.reference.seconds, timing.side.seconds,
                         timing.median_ratio, report.bound_seconds,
@@ -218,6 +223,9 @@ Status run(const Options& o, int rank, int world) {
     }
     if (std::string line = ceiling_line(measured, names.reference); !line.empty()) {
       output.line(line);
+    }
+    if (ceiling.ok() && !ceiling->cma_refusal().empty()) {
+      output.comment("cma: refused (" + ceiling->cma_refusal() + ")");
     }
   }
   return output.close();

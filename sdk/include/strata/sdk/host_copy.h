@@ -21,6 +21,16 @@ namespace strata::sdk {
 // `rep movsb` (2 KiB up to the L2 cache's size), which take a vector loop.
 void copy_host(void* dst, const void* src, uint64_t bytes) noexcept;
 
+// The same copy with non-temporal stores: the lines go to memory without
+// first being fetched into this core's cache and, where another core holds
+// them, without the exchange that fetching them from it takes. For data
+// another process reads next out of shared memory (a segment's slot): on a
+// host where two cores' caches are far apart, writing lines a peer has
+// cached runs at a fraction of memcpy's speed (docs/performance/shm.md,
+// "Staging stores"). The stores are complete (sfence) when it returns.
+// Falls back to copy_host where there are no such stores.
+void copy_host_streaming(void* dst, const void* src, uint64_t bytes) noexcept;
+
 // Whether copy_host(dst, src, bytes) avoids memcpy (for tests).
 bool copy_host_avoids_memcpy(const void* dst, const void* src, uint64_t bytes) noexcept;
 
