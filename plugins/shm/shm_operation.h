@@ -84,6 +84,7 @@ class ShmOperation : public sdk::Operation {
   // Writes `bytes` of this rank's data into its slot, with the stores this
   // call's staging choice picked (staging_choice.h).
   void stage_copy(std::byte* slot, const std::byte* from, uint64_t bytes) const;
+  bool streaming() const { return staging_.streaming; }
   const strata_call_desc_t& desc() const { return desc_; }
   // The call's elements [first(c), first(c) + length(c)) are chunk c.
   uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }

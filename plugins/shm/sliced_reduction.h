@@ -60,10 +60,16 @@ class SlicedReductionOperation final : public ShmOperation {
     }
     std::byte* dsts[2];
     uint32_t num_dsts = 0;
-    if (root_) dsts[num_dsts++] = out() + (first(chunk) + mine.begin) * elem();
-    if (!direct_) dsts[num_dsts++] = slot(rank(), chunk) + mine.begin * elem();
+    std::byte* const output = out() + (first(chunk) + mine.begin) * elem();
+    std::byte* const shared = slot(rank(), chunk) + mine.begin * elem();
+    if (root_) dsts[num_dsts++] = output;
+    // Streaming stages: the slice the peers copy goes to the slot the same
+    // way, from the output this rank has just written.
+    const bool stream_slice = !direct_ && root_ && streaming();
+    if (!direct_ && !stream_slice) dsts[num_dsts++] = shared;
     reduce_into(dsts, num_dsts, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
                 desc().redop);
+    if (stream_slice) stage_copy(shared, output, mine.size() * elem());
   }
   Peers before_gather() const override {
     return !direct_ && root_ ? Peers::kAll : Peers::kNone;
