@@ -18,15 +18,28 @@ namespace {
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
+using Buffer = std::unique_ptr<std::byte, FreeDeleter>;
+
+// Page-aligned room for `most` bytes at any offset the tests use, the
+// source filled with a pattern.
+struct Buffers {
+  explicit Buffers(uint64_t most)
+      : room((most + 3 * 4096) / 4096 * 4096),  // aligned_alloc wants whole pages (ASan)
+        src(static_cast<std::byte*>(std::aligned_alloc(4096, room))),
+        dst(static_cast<std::byte*>(std::aligned_alloc(4096, room))) {
+    for (uint64_t i = 0; i < room; ++i) src.get()[i] = static_cast<std::byte>((i * 131 + 7) & 0xff);
+  }
+  uint64_t room;
+  Buffer src;
+  Buffer dst;
+};
 
 TEST(HostCopyTest, EveryDistanceAndSizeCopiesExactly) {
   constexpr uint64_t kMost = 3 * 4096 + 77;
-  // aligned_alloc wants a whole number of alignments (ASan enforces it).
-  constexpr uint64_t kRoom = (kMost + 3 * 4096) / 4096 * 4096;
-  using Buffer = std::unique_ptr<std::byte, FreeDeleter>;
-  Buffer src(static_cast<std::byte*>(std::aligned_alloc(4096, kRoom)));
-  Buffer dst(static_cast<std::byte*>(std::aligned_alloc(4096, kRoom)));
-  for (uint64_t i = 0; i < kRoom; ++i) src.get()[i] = static_cast<std::byte>((i * 131 + 7) & 0xff);
+  Buffers b(kMost);
+  const uint64_t kRoom = b.room;
+  Buffer& src = b.src;
+  Buffer& dst = b.dst;
   int detours = 0;
   for (uint64_t distance = 0; distance < 130; ++distance) {
     for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{63}, uint64_t{2047}, uint64_t{2048},
@@ -53,11 +66,10 @@ TEST(HostCopyTest, EveryDistanceAndSizeCopiesExactly) {
 // 16-byte boundary and for the tail, non-temporal ones in between.
 TEST(HostCopyTest, StreamingCopiesExactlyAtEveryAlignment) {
   constexpr uint64_t kMost = 2 * 4096 + 77;
-  constexpr uint64_t kRoom = (kMost + 2 * 4096) / 4096 * 4096;
-  using Buffer = std::unique_ptr<std::byte, FreeDeleter>;
-  Buffer src(static_cast<std::byte*>(std::aligned_alloc(4096, kRoom)));
-  Buffer dst(static_cast<std::byte*>(std::aligned_alloc(4096, kRoom)));
-  for (uint64_t i = 0; i < kRoom; ++i) src.get()[i] = static_cast<std::byte>((i * 131 + 7) & 0xff);
+  Buffers b(kMost);
+  const uint64_t kRoom = b.room;
+  Buffer& src = b.src;
+  Buffer& dst = b.dst;
   for (uint64_t misaligned = 0; misaligned < 20; ++misaligned) {
     for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{15}, uint64_t{16}, uint64_t{63},
                            uint64_t{64}, uint64_t{65}, uint64_t{127}, uint64_t{4096}, kMost}) {
