@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <string>
 
+#include "staging_choice.h"
+
 namespace strata::shm {
 
 inline constexpr uint64_t kSegmentMagic = 0x5354524154415348ull;  // "STRATASH"
@@ -55,6 +57,8 @@ struct SegmentHeader {
   alignas(64) uint32_t wake;
   uint32_t sleepers;
   Box boxes[kMaxSlots];
+  // This rank's timings of its stores, for the team's choice of them.
+  alignas(64) StagingEstimates staging;
 };
 
 enum class Flag { kStaged, kReduced, kDone, kAttached };

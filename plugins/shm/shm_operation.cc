@@ -63,11 +63,21 @@ void ShmOperation::post() {
     throw;
   }
   base_ = team_.chunks_run();
-  staging_ = team_.staging().pick(desc_.count * elem_);
-  if (staging_.timed) posted_ns_ = sdk::Host::now_ns();
-  // No clock read yet: a small call whose peers keep up ends without one
-  // (each costs 25-30 ns here, a tenth of such a call).
+  staging_ = team_.staging().pick(desc_.op, desc_.count * elem_);
+  // No clock read yet unless the call is timed (64 KiB or more): a small
+  // call whose peers keep up ends without one (each costs 25-30 ns here,
+  // a tenth of such a call).
+  const int64_t entered_ns = entered();
   advance();
+  account(entered_ns);
+}
+
+void ShmOperation::account(int64_t entered_ns) {
+  if (!staging_.timed || learned_) return;
+  busy_ns_ += sdk::Host::now_ns() - entered_ns;
+  if (!done_) return;
+  learned_ = true;
+  team_.staging().learn(desc_.op, desc_.count * elem_, staging_, busy_ns_);
 }
 
 void ShmOperation::start_clock(std::chrono::steady_clock::time_point now) {
@@ -100,7 +110,10 @@ bool ShmOperation::look_a_while() {
 bool ShmOperation::test() {
   if (!posted_) throw sdk::Error(STRATA_FAILED_PRECONDITION, "test() before post()");
   if (failed_code_ != STRATA_OK) throw sdk::Error(failed_code_, failed_);
-  if (advance()) return true;
+  const int64_t entered_ns = entered();
+  const bool done = advance();
+  account(entered_ns);
+  if (done) return true;
   const auto now = Clock::now();
   start_clock(now);
   check_waiting(now);
@@ -110,6 +123,13 @@ bool ShmOperation::test() {
 bool ShmOperation::wait(std::chrono::nanoseconds timeout) {
   if (!posted_) throw sdk::Error(STRATA_FAILED_PRECONDITION, "wait() before post()");
   if (failed_code_ != STRATA_OK) throw sdk::Error(failed_code_, failed_);
+  const int64_t entered_ns = entered();
+  const bool done = wait_until_done(timeout);
+  account(entered_ns);
+  return done;
+}
+
+bool ShmOperation::wait_until_done(std::chrono::nanoseconds timeout) {
   if (look_a_while()) return true;
   auto now = Clock::now();
   start_clock(now);
@@ -179,9 +199,6 @@ bool ShmOperation::advance() {
   }
   team_.add_chunks(chunks_);
   done_ = true;
-  if (staging_.timed) {
-    team_.staging().learn(desc_.count * elem_, staging_.streaming, sdk::Host::now_ns() - posted_ns_);
-  }
   return true;
 }
 

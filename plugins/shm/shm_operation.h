@@ -28,6 +28,7 @@
 #include "segment.h"
 #include "shm_team.h"
 #include "strata/sdk/algorithm.h"
+#include "strata/sdk/host.h"
 
 namespace strata::shm {
 
@@ -57,6 +58,7 @@ class ShmOperation : public sdk::Operation {
   void post() override;
   bool test() override;
   bool wait(std::chrono::nanoseconds timeout) override;
+
   void abort() override;
 
  protected:
@@ -106,6 +108,7 @@ class ShmOperation : public sdk::Operation {
  private:
   enum class Phase { kStage, kReduce, kGather };
   bool advance();
+  bool wait_until_done(std::chrono::nanoseconds timeout);
   bool reached(Peers who, Flag flag, uint64_t value);
   void check_waiting(std::chrono::steady_clock::time_point now);
   // Sets deadline_ and next_check_ at the first clock read of the call.
@@ -137,8 +140,14 @@ class ShmOperation : public sdk::Operation {
   bool waiting_box_ = false;  // for the box of the current chunk, not the flag
   uint64_t waiting_value_ = 0;
   bool clock_started_ = false;  // deadline_ and next_check_ are set
+  // Adds the time since `entered_ns` (an entry: post, test or wait) to a
+  // timed call's busy time, and reports it once the call is done.
+  void account(int64_t entered_ns);
+  int64_t entered() const { return staging_.timed ? sdk::Host::now_ns() : 0; }
+
   StagingChoice::Pick staging_;  // how this call stages, and whether it is timed
-  int64_t posted_ns_ = 0;        // when a timed call was posted
+  int64_t busy_ns_ = 0;          // a timed call's time inside post, test and wait
+  bool learned_ = false;
   std::chrono::steady_clock::time_point deadline_;
   std::chrono::steady_clock::time_point next_check_;
   strata_status_t failed_code_ = STRATA_OK;  // a failure is final: test() repeats it

@@ -38,7 +38,7 @@ bool parse_entry(const std::string& text, ShmTeam::Entry* e) {
 
 ShmTeam::ShmTeam(const strata_team_desc_t& team, const ShmOptions& options)
     : options_(options), rank_(team.process_rank), size_(team.process_count),
-      id_(team.team_id), staging_(options.staging) {
+      id_(team.team_id) {
   // reduce_scatter stages a slice for every rank, each at least one element
   // and starting on its own 64-byte line.
   slot_bytes_ = std::max<uint64_t>(options_.chunk_bytes, 8ull * static_cast<uint64_t>(size_)) +
@@ -101,6 +101,9 @@ ShmTeam::ShmTeam(const strata_team_desc_t& team, const ShmOptions& options)
   // Every peer has its own mapping now: without the descriptor nothing but
   // the mappings holds the memory, and they go with the processes.
   segments_[static_cast<size_t>(rank_)].close_fd();
+  std::vector<const StagingEstimates*> estimates;
+  for (const Segment& segment : segments_) estimates.push_back(&segment.header().staging);
+  staging_.emplace(options_.staging, &mine.header().staging, std::move(estimates));
 }
 
 ShmTeam::Entry ShmTeam::check_entry(int peer, const std::string& text,
@@ -175,7 +178,8 @@ void ShmTeam::wait_attached(const strata_team_desc_t& team) {
       const uint64_t state = segment(peer).load(Flag::kAttached);
       if (state == kAttached) break;
       if (state == kGaveUp) {
-        throw_if_a_peer_failed("before every rank mapped every segment", true);
+        // It gave up because a rank failed, attached or not: name that one.
+        throw_if_a_peer_failed("before every rank mapped every segment");
         throw sdk::Error(STRATA_PEER_FAILED, "shm team_create (" + where() + "): rank " +
                                              std::to_string(peer) + " (pid " +
                                              std::to_string(pid(peer)) +

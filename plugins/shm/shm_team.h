@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -66,7 +67,7 @@ class ShmTeam {
   uint64_t peers_done_floor() const { return peers_done_floor_; }
   void set_peers_done_floor(uint64_t value) { peers_done_floor_ = value; }
   // How this rank's stages write its slots, call by call.
-  StagingChoice& staging() { return staging_; }
+  StagingChoice& staging() { return *staging_; }
 
   // A failed or aborted call leaves the flags mid-way: every later call is
   // refused until the team is rebuilt.
@@ -104,7 +105,7 @@ class ShmTeam {
   std::vector<pid_t> pids_;
   uint64_t chunks_run_ = 0;
   uint64_t peers_done_floor_ = 0;
-  StagingChoice staging_{Staging::kAuto};
+  std::optional<StagingChoice> staging_;  // once every segment is mapped
   mutable std::mutex broken_mu_;
   std::string broken_;
   // Set with broken_: every call looks at it, and a lock per call costs

@@ -29,6 +29,9 @@ class SlicedReductionOperation final : public ShmOperation {
       : ShmOperation(team, call, chunks_of(call.desc->count, per_chunk), per_chunk),
         direct_(direct),
         root_(every_rank_receives || call.desc->root == team.rank()),
+        // Whether a peer copies this rank's reduced slice out of its slot:
+        // every peer in an all-reduce, the root in a reduce (not itself).
+        shares_slice_(!direct && (every_rank_receives || !root_)),
         srcs_(static_cast<size_t>(team.size())) {}
 
  private:
@@ -65,8 +68,8 @@ class SlicedReductionOperation final : public ShmOperation {
     if (root_) dsts[num_dsts++] = output;
     // Streaming stages: the slice the peers copy goes to the slot the same
     // way, from the output this rank has just written.
-    const bool stream_slice = !direct_ && root_ && streaming();
-    if (!direct_ && !stream_slice) dsts[num_dsts++] = shared;
+    const bool stream_slice = shares_slice_ && root_ && streaming();
+    if (shares_slice_ && !stream_slice) dsts[num_dsts++] = shared;
     reduce_into(dsts, num_dsts, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
                 desc().redop);
     if (stream_slice) stage_copy(shared, output, mine.size() * elem());
@@ -87,6 +90,7 @@ class SlicedReductionOperation final : public ShmOperation {
 
   bool direct_;
   bool root_;
+  bool shares_slice_;
   std::vector<const std::byte*> srcs_;
 };
 

@@ -1,45 +1,80 @@
 #include "staging_choice.h"
 
+#include <atomic>
 #include <bit>
+#include <cstddef>
+#include <utility>
 
 namespace strata::shm {
 namespace {
 
-// How much one call moves an estimate: the mode in use is timed on every
-// call and follows a change within a few; the other only on its tries.
+// How far one sample moves an estimate: the store in use is timed on every
+// call and follows a change within a few; a try, one call in 16, moves the
+// other store's stale estimate half way.
 constexpr double kWeight = 0.25;
+constexpr double kTrialWeight = 0.5;
 
 }  // namespace
 
+StagingChoice::StagingChoice(Staging option, StagingEstimates* own,
+                             std::vector<const StagingEstimates*> team)
+    : option_(option), own_(own), team_(std::move(team)) {}
+
 int StagingChoice::class_of(uint64_t bytes) {
-  return 63 - std::countl_zero(bytes | 1);
+  const int c = 63 - std::countl_zero(bytes | 1);
+  return c >= kStagingFirstClass && c < kStagingFirstClass + kStagingClasses
+             ? c - kStagingFirstClass
+             : -1;
 }
 
-StagingChoice::Pick StagingChoice::pick(uint64_t bytes) {
-  if (option_ != Staging::kAuto) return {option_ == Staging::kStreaming, false};
-  if (bytes < kSmallest) return {false, false};
-  SizeClass& c = classes_[static_cast<size_t>(class_of(bytes))];
-  const uint64_t call = c.calls++;
-  if (call == 0) return {false, true};
-  if (call == 1) return {true, true};
-  const double cached = c.ns_per_byte[0];
-  const double streaming = c.ns_per_byte[1];
-  // Unmeasured (a failed call is not learned from): try it.
-  if (cached == 0) return {false, true};
-  if (streaming == 0) return {true, true};
+double StagingChoice::read(const StagingEstimates& e, strata_op_t op, int c, int store) {
+  // Written by another process while this one reads: 8-byte atomics are
+  // address-free, as the segment's flags are.
+  return std::atomic_ref<const double>(e.ns_per_byte[op][c][store]).load(std::memory_order_relaxed);
+}
+
+double StagingChoice::team_estimate(strata_op_t op, uint64_t bytes, bool streaming) const {
+  const int c = class_of(bytes);
+  if (c < 0 || op < 0 || op >= STRATA_OP_COUNT) return 0;
+  double sum = 0;
+  for (const StagingEstimates* rank : team_) {
+    const double cached = read(*rank, op, c, 0);
+    const double streamed = read(*rank, op, c, 1);
+    // A rank that has not measured both yet (it is a call behind) is left
+    // out of both sums alike.
+    if (cached > 0 && streamed > 0) sum += streaming ? streamed : cached;
+  }
+  return sum;
+}
+
+StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes) {
+  if (option_ != Staging::kAuto) return {option_ == Staging::kStreaming, false, false};
+  const int c = class_of(bytes);
+  if (bytes < kSmallest || c < 0 || op < 0 || op >= STRATA_OP_COUNT) return {};
+  const uint64_t call = calls_[op][c]++;
+  if (call == 0) return {false, false, false};  // first touch: not what stores cost
+  if (call == 1) return {false, true, true};
+  if (call == 2) return {true, true, true};
+  const double cached = team_estimate(op, bytes, false);
+  const double streaming = team_estimate(op, bytes, true);
+  // This rank learned calls 1 and 2 before posting this one, so the sums
+  // hold at least its own figures; a failed call is never learned from.
+  if (cached == 0 || streaming == 0) return {streaming == 0 && cached > 0, true, true};
   const bool faster = streaming < cached;
-  return {call % kExploreEvery == 0 ? !faster : faster, true};
+  const bool trial = call % kExploreEvery == 0;
+  return {trial ? !faster : faster, true, trial};
 }
 
-void StagingChoice::learn(uint64_t bytes, bool streaming, int64_t ns) {
-  if (bytes < kSmallest || ns <= 0) return;
-  double& estimate = classes_[static_cast<size_t>(class_of(bytes))].ns_per_byte[streaming ? 1 : 0];
+void StagingChoice::learn(strata_op_t op, uint64_t bytes, const Pick& pick, int64_t ns) {
+  const int c = class_of(bytes);
+  if (!pick.timed || c < 0 || op < 0 || op >= STRATA_OP_COUNT || ns <= 0) return;
+  double& slot = own_->ns_per_byte[op][c][pick.streaming ? 1 : 0];
+  std::atomic_ref<double> estimate(slot);
   const double sample = static_cast<double>(ns) / static_cast<double>(bytes);
-  estimate = estimate == 0 ? sample : (1 - kWeight) * estimate + kWeight * sample;
-}
-
-double StagingChoice::estimate(uint64_t bytes, bool streaming) const {
-  return classes_[static_cast<size_t>(class_of(bytes))].ns_per_byte[streaming ? 1 : 0];
+  const double old = estimate.load(std::memory_order_relaxed);
+  const double weight = pick.trial ? kTrialWeight : kWeight;
+  estimate.store(old == 0 ? sample : (1 - weight) * old + weight * sample,
+                 std::memory_order_relaxed);
 }
 
 }  // namespace strata::shm

@@ -2,62 +2,82 @@
 // non-temporal (streaming) ones that send the lines to memory.
 //
 // Neither wins everywhere, and which one wins changes while a job runs. On
-// the VMs we measure, the two ranks' cores are sometimes close (a shared
-// cache: a peer reads a staged line from it at once) and sometimes far
-// apart: then writing a line that the peer still holds from the chunk
-// before costs an exchange with its core, and a 128 KiB stage takes 30 µs
-// instead of 6. Streaming stores skip that exchange (6 µs in both cases)
-// but make the reader fetch from memory (12 µs instead of 6 when close).
-// docs/performance/shm.md, "Staging stores", has the figures.
+// the VMs we measure, the ranks' cores are sometimes close (a shared cache:
+// a peer reads a staged line from it at once) and sometimes far apart: then
+// overwriting a line the peer still holds from the previous chunk costs an
+// exchange with its core, and a stage of 128 KiB with ordinary stores took
+// 24-33 µs against 6 µs streamed, while close the two took 11-13 µs and the
+// streamed lines cost the reader twice as long (docs/performance/shm.md,
+// "Staging stores").
 //
-// So `staging: auto` (the default) measures: per power-of-two size class
-// of calls from kSmallest bytes, the first call stages cached, the second
-// streaming, then the faster so far by the calls' own times, with the
-// other tried every kExploreEvery calls so a change of placement is seen.
-// Every rank makes the same calls in the same order, so their counts and
-// tries agree; each picks from its own timings.
+// So `staging: auto` (the default) measures, per op and power-of-two size
+// class of calls from kSmallest bytes: the first call (page faults, cold
+// buffers) is not timed, the next two are timed cached and then streaming,
+// then every call takes the store the whole team found faster so far, and
+// every kExploreEvery-th call tries the other so a change of placement is
+// seen. A call's time is what this rank spent inside post, test and wait
+// (not the caller's own work in between). Every rank publishes its
+// estimates in its segment (StagingEstimates) and decides on the sum over
+// the ranks, and all ranks make the same calls in the same order: so they
+// try, and keep, the same stores.
 #ifndef STRATA_PLUGINS_SHM_STAGING_CHOICE_H_
 #define STRATA_PLUGINS_SHM_STAGING_CHOICE_H_
 
-#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include "strata/abi/types.h"
 
 namespace strata::shm {
 
 enum class Staging { kAuto, kCached, kStreaming };
 
+// Size classes 2^16 (64 KiB) to 2^40 bytes; larger calls stage cached.
+inline constexpr int kStagingFirstClass = 16;
+inline constexpr int kStagingClasses = 25;
+
+// One rank's estimates, nanoseconds per byte by op, size class and store
+// ([0] cached, [1] streaming); 0: not measured. Written by its rank only,
+// read by every peer (through std::atomic_ref, as the segment's flags).
+struct StagingEstimates {
+  double ns_per_byte[STRATA_OP_COUNT][kStagingClasses][2];
+};
+
 class StagingChoice {
  public:
-  explicit StagingChoice(Staging option) : option_(option) {}
+  // `own` is where this rank publishes; `team` every rank's, its own included.
+  StagingChoice(Staging option, StagingEstimates* own,
+                std::vector<const StagingEstimates*> team);
 
   // Below this a call's stages are always cached: the reader of a small
   // chunk waits for it, and a line from memory arrives later than one from
   // a cache.
-  static constexpr uint64_t kSmallest = 64 << 10;
+  static constexpr uint64_t kSmallest = uint64_t{1} << kStagingFirstClass;
   static constexpr uint64_t kExploreEvery = 16;
 
   struct Pick {
     bool streaming = false;
     bool timed = false;  // report the call's time to learn()
+    bool trial = false;  // a try of the store not in favour: weighs more
   };
-  // For the next call, whose ranks each move `bytes` of their own data.
-  Pick pick(uint64_t bytes);
-  // The picked call took `ns` from post to done.
-  void learn(uint64_t bytes, bool streaming, int64_t ns);
+  // For the next call of `op` whose ranks each move `bytes` of their own.
+  Pick pick(strata_op_t op, uint64_t bytes);
+  // The picked call kept this rank busy `ns` (post, test and wait).
+  void learn(strata_op_t op, uint64_t bytes, const Pick& pick, int64_t ns);
 
-  // Its nanoseconds per byte so far for `streaming` in `bytes`' class; 0:
-  // not measured (for tests).
-  double estimate(uint64_t bytes, bool streaming) const;
+  // The team's nanoseconds per byte for `streaming` stores (the sum over
+  // the ranks that measured both); 0: not measured (for tests).
+  double team_estimate(strata_op_t op, uint64_t bytes, bool streaming) const;
 
  private:
-  struct SizeClass {
-    double ns_per_byte[2] = {0, 0};  // [cached, streaming]
-    uint64_t calls = 0;
-  };
-  static int class_of(uint64_t bytes);
+  static int class_of(uint64_t bytes);  // -1: outside the classes
+  static double read(const StagingEstimates& e, strata_op_t op, int c, int store);
 
   Staging option_;
-  std::array<SizeClass, 64> classes_{};
+  StagingEstimates* own_;
+  std::vector<const StagingEstimates*> team_;
+  uint64_t calls_[STRATA_OP_COUNT][kStagingClasses] = {};
 };
 
 }  // namespace strata::shm
