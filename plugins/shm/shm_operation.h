@@ -58,7 +58,6 @@ class ShmOperation : public sdk::Operation {
   void post() override;
   bool test() override;
   bool wait(std::chrono::nanoseconds timeout) override;
-
   void abort() override;
 
  protected:
@@ -109,6 +108,10 @@ class ShmOperation : public sdk::Operation {
   enum class Phase { kStage, kReduce, kGather };
   bool advance();
   bool wait_until_done(std::chrono::nanoseconds timeout);
+  // Adds the time since `entered_ns` (an entry: post, test or wait) to a
+  // timed call's busy time, and reports it once the call is done.
+  void account(int64_t entered_ns);
+  int64_t entered() const { return staging_.timed ? sdk::Host::now_ns() : 0; }
   bool reached(Peers who, Flag flag, uint64_t value);
   void check_waiting(std::chrono::steady_clock::time_point now);
   // Sets deadline_ and next_check_ at the first clock read of the call.
@@ -140,11 +143,6 @@ class ShmOperation : public sdk::Operation {
   bool waiting_box_ = false;  // for the box of the current chunk, not the flag
   uint64_t waiting_value_ = 0;
   bool clock_started_ = false;  // deadline_ and next_check_ are set
-  // Adds the time since `entered_ns` (an entry: post, test or wait) to a
-  // timed call's busy time, and reports it once the call is done.
-  void account(int64_t entered_ns);
-  int64_t entered() const { return staging_.timed ? sdk::Host::now_ns() : 0; }
-
   StagingChoice::Pick staging_;  // how this call stages, and whether it is timed
   int64_t busy_ns_ = 0;          // a timed call's time inside post, test and wait
   bool learned_ = false;

@@ -50,7 +50,7 @@ double StagingChoice::team_estimate(strata_op_t op, uint64_t bytes, bool streami
 StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes) {
   if (option_ != Staging::kAuto) return {option_ == Staging::kStreaming, false, false};
   const int c = class_of(bytes);
-  if (bytes < kSmallest || c < 0 || op < 0 || op >= STRATA_OP_COUNT) return {};
+  if (c < 0 || op < 0 || op >= STRATA_OP_COUNT) return {};  // c < 0: under kSmallest
   const uint64_t call = calls_[op][c]++;
   if (call == 0) return {false, false, false};  // first touch: not what stores cost
   if (call == 1) return {false, true, true};

@@ -34,6 +34,20 @@ struct Buffers {
   Buffer dst;
 };
 
+// `to` holds the `bytes` of `from`, and the 0xee guard bytes on either side
+// of it are untouched.
+::testing::AssertionResult CopiedExactly(const std::byte* to, const std::byte* from,
+                                         uint64_t bytes) {
+  for (uint64_t i = 0; i < bytes; ++i) {
+    if (to[i] != from[i]) return ::testing::AssertionFailure() << "byte " << i << " of " << bytes;
+  }
+  if (to[bytes] != std::byte{0xee}) return ::testing::AssertionFailure() << "wrote past " << bytes;
+  if (to[-1] != std::byte{0xee}) {
+    return ::testing::AssertionFailure() << "wrote before the destination";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(HostCopyTest, EveryDistanceAndSizeCopiesExactly) {
   constexpr uint64_t kMost = 3 * 4096 + 77;
   Buffers b(kMost);
@@ -49,11 +63,7 @@ TEST(HostCopyTest, EveryDistanceAndSizeCopiesExactly) {
       std::memset(dst.get(), 0xee, kRoom);
       detours += copy_host_avoids_memcpy(to, from, bytes) ? 1 : 0;
       copy_host(to, from, bytes);
-      for (uint64_t i = 0; i < bytes; ++i) {
-        ASSERT_EQ(to[i], from[i]) << "byte " << i << " of " << bytes << ", distance " << distance;
-      }
-      ASSERT_EQ(to[bytes], std::byte{0xee}) << "wrote past " << bytes << ", distance " << distance;
-      ASSERT_EQ(to[-1], std::byte{0xee}) << "wrote before the destination, distance " << distance;
+      ASSERT_TRUE(CopiedExactly(to, from, bytes)) << "distance " << distance;
     }
   }
 #if defined(__SSE2__)
@@ -77,11 +87,7 @@ TEST(HostCopyTest, StreamingCopiesExactlyAtEveryAlignment) {
       std::byte* to = dst.get() + 64 + misaligned;
       std::memset(dst.get(), 0xee, kRoom);
       copy_host_streaming(to, from, bytes);
-      for (uint64_t i = 0; i < bytes; ++i) {
-        ASSERT_EQ(to[i], from[i]) << "byte " << i << " of " << bytes << ", +" << misaligned;
-      }
-      ASSERT_EQ(to[bytes], std::byte{0xee}) << "wrote past " << bytes << ", +" << misaligned;
-      ASSERT_EQ(to[-1], std::byte{0xee}) << "wrote before the destination, +" << misaligned;
+      ASSERT_TRUE(CopiedExactly(to, from, bytes)) << "destination +" << misaligned;
     }
   }
 }

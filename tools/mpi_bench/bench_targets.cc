@@ -118,29 +118,18 @@ std::string verdict_line(const TargetVerdict& v) {
 
 namespace strata {
 
-namespace {
-
-// The sizes of the speedup target's range where twice the reference's busbw
-// is above `limit` of the row: "512 KiB (15.06 > 11.91 GB/s), ...".
-std::string sizes_above(const std::vector<MeasuredRow>& rows, double MeasuredRow::*limit) {
+std::string ceiling_line(const std::vector<MeasuredRow>& rows, const std::string& reference) {
   std::string above;
   int count = 0;
   for (const auto& r : rows) {
     if (r.requested_bytes < kSpeedupLow || r.requested_bytes > kSpeedupHigh) continue;
-    if (r.*limit <= 0 || r.reference_seconds <= 0) continue;
+    if (r.ceiling <= 0 || r.reference_seconds <= 0) continue;
     const double wanted = kSpeedup * r.bus_bytes / r.reference_seconds;
-    if (wanted <= r.*limit) continue;
+    if (wanted <= r.ceiling) continue;
     above += (count++ == 0 ? "" : ", ") + format_size(r.requested_bytes) + " (" +
-             decimals(wanted / 1e9, 2) + " > " + decimals(r.*limit / 1e9, 2) + " GB/s)";
+             decimals(wanted / 1e9, 2) + " > " + decimals(r.ceiling / 1e9, 2) + " GB/s)";
   }
-  return above;
-}
-
-}  // namespace
-
-std::string ceiling_line(const std::vector<MeasuredRow>& rows, const std::string& reference) {
-  const std::string above = sizes_above(rows, &MeasuredRow::ceiling);
-  if (above.empty()) return "";
+  if (count == 0) return "";
   return "# ceiling: " + shortest(kSpeedup) + "x " + reference +
          "'s busbw is above the copy ceiling at " + above +
          ": above what every rank copying its neighbour's fresh data at once moves (a "
