@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include "shared_heap.h"
 #include "staging_choice.h"
 
 namespace strata::shm {
@@ -34,6 +35,14 @@ inline constexpr size_t kBoxBytes = 56;
 struct alignas(64) Box {
   uint64_t count;  // the chunk count (flag value) whose data `payload` holds
   std::byte payload[kBoxBytes];
+};
+
+// Where a rank's buffers of the current mapped call lie, and how many
+// allocations its heap had freed then (peer_buffers.h).
+struct PublishedBuffers {
+  uint64_t heap_frees;
+  Placement input;
+  Placement output;
 };
 
 // The header every segment starts with. Flags are counters that only grow
@@ -59,6 +68,10 @@ struct SegmentHeader {
   Box boxes[kMaxSlots];
   // This rank's timings of its stores, for the team's choice of them.
   alignas(64) StagingEstimates staging;
+  // A mapped call's buffers (mapped_operation.h), written before the
+  // call's first `staged` and read by peers after it; rewritten only once
+  // every peer is done with the call.
+  alignas(64) PublishedBuffers buffers;
 };
 
 enum class Flag { kStaged, kReduced, kDone, kAttached };

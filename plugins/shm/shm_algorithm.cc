@@ -43,6 +43,7 @@ std::optional<std::string> ShmAlgorithm::decline(const strata_call_desc_t& call)
   if (is_reducing(call.op) && (call.redop < 0 || call.redop >= STRATA_REDOP_COUNT)) {
     return "operator " + std::to_string(call.redop) + " is unknown to this build of shm";
   }
+  if (auto why = decline_device_type(call.device_type)) return why;
   try {
     const auto devices = sdk::DeviceTable::of(call.device_type);
     if (!devices.props(team.local_devices[0].index).host_accessible) {
@@ -56,12 +57,13 @@ std::optional<std::string> ShmAlgorithm::decline(const strata_call_desc_t& call)
 }
 
 std::optional<double> ShmAlgorithm::estimate(const strata_call_desc_t& call) const {
-  const int p = call.team->process_count;
+  int p = call.team->process_count;
   double bytes = static_cast<double>(call.count * sdk::dtype_size(call.dtype));
   if (call.op == STRATA_ALL_GATHER || call.op == STRATA_REDUCE_SCATTER) {
     bytes *= call.team->replica_count;
   }
-  return cost(bytes, p < 2 ? 2 : p);
+  p = p < 2 ? 2 : p;
+  return cost(bytes, p) + (call.in_place != 0 ? in_place_cost(bytes, p) : 0);
 }
 
 double ShmAlgorithm::handoffs(double bytes, int per_chunk) const {
@@ -72,6 +74,18 @@ double ShmAlgorithm::handoffs(double bytes, int per_chunk) const {
 
 uint64_t ShmAlgorithm::chunk_elements(strata_dtype_t dtype) const {
   return std::max<uint64_t>(1, options_.chunk_bytes / sdk::dtype_size(dtype));
+}
+
+std::optional<std::string> MappedAlgorithm::decline_device_type(uint32_t device_type) const {
+  if (device_type == shm_host_type_) return std::nullopt;
+  std::string type = "type " + std::to_string(device_type);
+  try {
+    type = sdk::DeviceTable::of(device_type).name();
+  } catch (const sdk::Error&) {
+    // An id the host does not know: named by number.
+  }
+  return "mapped algorithms read peers' buffers in place, so they must be shm_host memory, "
+         "not " + type + " (the staging algorithms take any host memory)";
 }
 
 std::unique_ptr<sdk::TeamState> ShmAlgorithm::create_team(const strata_team_desc_t& team) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "shm_operation.h"
 #include "shm_options.h"
@@ -35,7 +36,14 @@ class ShmAlgorithm : public sdk::Algorithm {
   // Seconds for `bytes` per process (the larger side for all_gather and
   // reduce_scatter) on `p` processes.
   virtual double cost(double bytes, int p) const = 0;
+  // What running in place adds to cost(); nothing unless an algorithm says.
+  virtual double in_place_cost(double /*bytes*/, int /*p*/) const { return 0; }
 
+  // A reason to decline buffers of this device type; none by default (any
+  // host-accessible memory).
+  virtual std::optional<std::string> decline_device_type(uint32_t /*device_type*/) const {
+    return std::nullopt;
+  }
   const ShmOptions& options() const { return options_; }
   // Chunks of at most `per_chunk` elements covering `count`.
   static uint64_t chunks_of(uint64_t count, uint64_t per_chunk) {
@@ -57,12 +65,34 @@ class ShmAlgorithm : public sdk::Algorithm {
   ShmOptions options_;
 };
 
+// Base of the mapped algorithms (mapped_operation.h): they serve only calls
+// whose buffers are shm_host memory, type id `shm_host_type`.
+class MappedAlgorithm : public ShmAlgorithm {
+ public:
+  MappedAlgorithm(std::string name, strata_op_t op, std::string description,
+                  const ShmOptions& options, uint32_t shm_host_type)
+      : ShmAlgorithm(std::move(name), op, std::move(description), options),
+        shm_host_type_(shm_host_type) {}
+
+ protected:
+  std::optional<std::string> decline_device_type(uint32_t device_type) const final;
+
+ private:
+  uint32_t shm_host_type_;
+};
+
 std::unique_ptr<sdk::Algorithm> make_all_reduce_sliced(const ShmOptions& options);
 std::unique_ptr<sdk::Algorithm> make_reduce_sliced(const ShmOptions& options);
 std::unique_ptr<sdk::Algorithm> make_reduce_scatter_sliced(const ShmOptions& options);
 std::unique_ptr<sdk::Algorithm> make_all_gather_copy(const ShmOptions& options);
 std::unique_ptr<sdk::Algorithm> make_broadcast_copy(const ShmOptions& options);
 std::unique_ptr<sdk::Algorithm> make_barrier_flags(const ShmOptions& options);
+std::unique_ptr<sdk::Algorithm> make_all_reduce_mapped(const ShmOptions& options,
+                                                       uint32_t shm_host_type);
+std::unique_ptr<sdk::Algorithm> make_all_gather_mapped(const ShmOptions& options,
+                                                       uint32_t shm_host_type);
+std::unique_ptr<sdk::Algorithm> make_broadcast_mapped(const ShmOptions& options,
+                                                      uint32_t shm_host_type);
 
 }  // namespace strata::shm
 

@@ -68,6 +68,7 @@ void ShmOperation::post() {
   // call whose peers keep up ends without one (each costs 25-30 ns here,
   // a tenth of such a call).
   const int64_t entered_ns = entered();
+  publish();
   advance();
   account(entered_ns);
 }
@@ -194,6 +195,7 @@ bool ShmOperation::advance() {
       phase_ = Phase::kStage;
       ++chunk_;
     }
+    if (!reached(after_last(), Flag::kDone, base_ + chunks_)) return false;
   } catch (const sdk::Error& e) {
     fail(e.code(), e.what());
   }
@@ -262,7 +264,8 @@ void ShmOperation::check_waiting(std::chrono::steady_clock::time_point now) {
   if (now < next_check_ || waiting_rank_ < 0) return;
   next_check_ = now + kCheckEvery;
   const std::string waited = std::string(" while this rank waited for it to ") +
-                             flag_verb(waiting_flag_) + " chunk " + std::to_string(chunk_ + 1) +
+                             flag_verb(waiting_flag_) + " chunk " +
+                             std::to_string(std::min(chunk_ + 1, chunks_)) +
                              " of " + std::to_string(chunks_);
   if (std::string trouble = peer_trouble(waiting_rank_, team_.pid(waiting_rank_));
       !trouble.empty()) {

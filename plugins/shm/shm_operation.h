@@ -68,6 +68,12 @@ class ShmOperation : public sdk::Operation {
   virtual void reduce(uint64_t chunk) = 0;
   virtual Peers before_gather() const = 0;
   virtual void gather(uint64_t chunk) = 0;
+  // Whose `done` for the last chunk the call waits for before it ends:
+  // nobody, unless peers read this rank's own buffers (mapped algorithms).
+  virtual Peers after_last() const { return Peers::kNone; }
+  // Runs in post() before the first stage: a mapped call writes where its
+  // buffers lie into its segment's header. Must not throw.
+  virtual void publish() {}
 
   // How many chunks a stage may run ahead of the slowest peer: the slots,
   // or more for an algorithm that stages elsewhere (the boxes).
@@ -93,6 +99,7 @@ class ShmOperation : public sdk::Operation {
     return std::min(per_chunk_, desc_.count - first(chunk));
   }
   const ShmTeam& team() const { return team_; }
+  ShmTeam& team() { return team_; }
   int rank() const { return team_.rank(); }
   int size() const { return team_.size(); }
   size_t elem() const { return elem_; }

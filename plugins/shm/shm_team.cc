@@ -38,7 +38,7 @@ bool parse_entry(const std::string& text, ShmTeam::Entry* e) {
 
 ShmTeam::ShmTeam(const strata_team_desc_t& team, const ShmOptions& options)
     : options_(options), rank_(team.process_rank), size_(team.process_count),
-      id_(team.team_id) {
+      id_(team.team_id), peer_buffers_(team.process_count) {
   // reduce_scatter stages a slice for every rank, each at least one element
   // and starting on its own 64-byte line.
   slot_bytes_ = std::max<uint64_t>(options_.chunk_bytes, 8ull * static_cast<uint64_t>(size_)) +

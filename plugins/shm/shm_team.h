@@ -21,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "peer_buffers.h"
 #include "segment.h"
 #include "shm_options.h"
 #include "staging_choice.h"
@@ -68,6 +69,8 @@ class ShmTeam {
   void set_peers_done_floor(uint64_t value) { peers_done_floor_ = value; }
   // How this rank's stages write its slots, call by call.
   StagingChoice& staging() { return *staging_; }
+  // This rank's mappings of its peers' shm_host buffers (mapped calls).
+  PeerBuffers& peer_buffers() { return peer_buffers_; }
 
   // A failed or aborted call leaves the flags mid-way: every later call is
   // refused until the team is rebuilt.
@@ -106,6 +109,7 @@ class ShmTeam {
   uint64_t chunks_run_ = 0;
   uint64_t peers_done_floor_ = 0;
   std::optional<StagingChoice> staging_;  // once every segment is mapped
+  PeerBuffers peer_buffers_;
   mutable std::mutex broken_mu_;
   std::string broken_;
   // Set with broken_: every call looks at it, and a lock per call costs

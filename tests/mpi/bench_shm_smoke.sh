@@ -5,7 +5,9 @@
 # columns and rows, #wrong 0 everywhere, each log's copy bandwidth and
 # three target lines (the 8 B one judged, the others n/a at these sizes),
 # verdicts.txt, and a PNG per op; then one direct run at 64-128 KiB, where
-# the copy ceiling and the CMA rate are measured. Speed is not checked.
+# the copy ceiling and the CMA rate are measured, and one of the shm
+# plugin's mapped all-reduce on shm_host buffers (--buffers), both sides'
+# answers checked. Speed is not checked.
 #
 #   bench_shm_smoke.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -24,6 +26,14 @@ timeout 120 mpirun --oversubscribe --bind-to none --mca btl self,vader -np 2 \
   "$build_dir/bin/strata-mpi-bench" -b 64KiB -e 128KiB --rounds 1 --iterations 2 \
   --copy-bytes 4MiB --csv "$out/ceiling.csv" > "$out/ceiling.log" 2>&1 ||
   { cat "$out/ceiling.log"; echo "FAIL: strata-mpi-bench at 64-128 KiB exited non-zero"; exit 1; }
+
+# Every buffer on the shm plugin's shm_host device type: the mapped
+# all-reduce reads the peer's in place, and MPI_Allreduce runs on them too.
+timeout 120 mpirun --oversubscribe --bind-to none --mca btl self,vader -np 2 \
+  "$build_dir/bin/strata-mpi-bench" -b 64KiB -e 128KiB --rounds 1 --iterations 2 \
+  --copy-bytes 4MiB --algorithm shm/all_reduce/mapped --buffers shm_host \
+  --csv "$out/mapped.csv" > "$out/mapped.log" 2>&1 ||
+  { cat "$out/mapped.log"; echo "FAIL: strata-mpi-bench --buffers shm_host exited non-zero"; exit 1; }
 
 /usr/bin/python3 - "$out" <<'EOF'
 import csv, os, re, sys
@@ -84,6 +94,17 @@ for r in rows:
     # A container's seccomp may forbid process_vm_readv: then the log says so.
     check(float(r["cma_busbw_gbs"]) > 0 or cma_refused,
           f"ceiling.csv: no CMA rate at {r['bytes']} B and no '# cma: refused' line")
+
+with open(os.path.join(out, "mapped.csv"), newline="") as f:
+    rows = list(csv.DictReader(f))
+check([int(r["bytes"]) for r in rows] == [64 << 10, 128 << 10], f"mapped.csv sizes {rows}")
+for r in rows:
+    check(r["wrong"] == "0", f"mapped.csv: {r['wrong']} wrong at {r['bytes']} B")
+with open(os.path.join(out, "mapped.log")) as f:
+    mapped_log = f.read()
+check("buffers shm_host" in mapped_log and "(shm/all_reduce/mapped)" in mapped_log,
+      f"mapped.log: the header does not name the buffers and the algorithm:\n{mapped_log}")
+check("single-copy bound: (3p - 1) S" in mapped_log, "mapped.log: no single-copy bound")
 
 with open(os.path.join(out, "verdicts.txt")) as f:
     verdicts = f.read()

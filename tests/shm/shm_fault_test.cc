@@ -2,17 +2,22 @@
 // the survivors' call fails well within its deadline with an error naming
 // the rank and its pid, a later call on the broken team is refused, nothing
 // new is left in /dev/shm, and no process of the job is left behind.
-// Parameterised by the collective, like gloo's tests.
+// Parameterised by the collective, like gloo's tests, and by the buffers: the
+// mapped algorithms' calls on shm_host memory (shared_heap.h) too.
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
+#include <memory>
 #include <ostream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "shared_heap.h"
 #include "shm_harness.h"
 #include "strata/sdk/types.h"
 
@@ -32,11 +37,12 @@ constexpr milliseconds kCallTimeout{8000};
 struct FaultCase {
   strata_op_t op;
   uint64_t count;
+  bool mapped = false;  // shm/<op>/mapped on shm_host buffers
 };
 constexpr uint64_t kBoxedCount = 4;  // f32: 16 bytes
 
 void PrintTo(const FaultCase& c, std::ostream* os) {
-  *os << sdk::op_name(c.op) << " of " << c.count << " f32";
+  *os << sdk::op_name(c.op) << " of " << c.count << " f32" << (c.mapped ? ", mapped" : "");
 }
 
 class ShmFault : public ::testing::TestWithParam<FaultCase> {
@@ -45,14 +51,32 @@ class ShmFault : public ::testing::TestWithParam<FaultCase> {
 
   // One f32 call of the test's collective; the victim is the root.
   Outcome call(Rank& rank, sdk::Algorithm& algorithm) {
-    return rank.call(algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in_.data(), out_.data(),
+    return rank.call(algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in(), out(),
                      GetParam().count, kVictim, kCallTimeout);
+  }
+  std::unique_ptr<sdk::Algorithm> algorithm() const {
+    return GetParam().mapped ? make_mapped_algorithm(GetParam().op, test_options())
+                             : make_algorithm(GetParam().op, test_options());
+  }
+  // The buffers, in the child that calls: shm_host memory is not inherited
+  // across fork (MADV_DONTFORK), so a mapped case allocates its own there.
+  float* in() { return buffers().first; }
+  float* out() { return buffers().second; }
+  std::pair<float*, float*> buffers() {
+    if (!GetParam().mapped) return {in_.data(), out_.data()};
+    if (shared_in_ == nullptr) {
+      const uint64_t bytes = kCount * kRanks * sizeof(float);
+      shared_in_ = static_cast<float*>(SharedHeap::instance().allocate(bytes));
+      shared_out_ = static_cast<float*>(SharedHeap::instance().allocate(bytes));
+      std::fill(shared_in_, shared_in_ + kCount * kRanks, 1.0f);
+    }
+    return {shared_in_, shared_out_};
   }
 
   // Survivors: form, one good call, then calls until one fails; report it
   // and whether a later call was refused as on a broken team.
   int survivor(int r, FileStoreHost& host, Job& job) {
-    auto algorithm = make_algorithm(GetParam().op, test_options());
+    auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
     if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
       job.report_from(r, "formation failed: " + o.message);
@@ -129,6 +153,8 @@ class ShmFault : public ::testing::TestWithParam<FaultCase> {
 
   std::set<std::string> before_;
   std::vector<float> in_, out_;
+  float* shared_in_ = nullptr;  // the children's, never freed: they exit
+  float* shared_out_ = nullptr;
 };
 
 TEST_P(ShmFault, RankKilledBetweenCallsIsNamedDead) {
@@ -136,7 +162,7 @@ TEST_P(ShmFault, RankKilledBetweenCallsIsNamedDead) {
   Job job(kRanks);
   job.start([&](int r, FileStoreHost& host) {
     if (r != kVictim) return survivor(r, host, job);
-    auto algorithm = make_algorithm(GetParam().op, test_options());
+    auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
     if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
       return 1;
@@ -154,14 +180,14 @@ TEST_P(ShmFault, RankKilledMidCallIsNamedDead) {
   Job job(kRanks);
   job.start([&](int r, FileStoreHost& host) {
     if (r != kVictim) return survivor(r, host, job);
-    auto algorithm = make_algorithm(GetParam().op, test_options());
+    auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
     if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
       return 1;
     }
     // Posted: the first chunks are staged and flagged; then it is gone.
     Outcome unused;
-    auto op = rank.post(*algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in_.data(), out_.data(),
+    auto op = rank.post(*algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in(), out(),
                         GetParam().count, kVictim, kCallTimeout, &unused);
     ::raise(SIGKILL);
     return 1;
@@ -175,7 +201,7 @@ TEST_P(ShmFault, StoppedRankIsNamedStopped) {
   Job job(kRanks);
   job.start([&](int r, FileStoreHost& host) {
     if (r != kVictim) return survivor(r, host, job);
-    auto algorithm = make_algorithm(GetParam().op, test_options());
+    auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
     if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
       return 1;
@@ -191,7 +217,7 @@ TEST_P(ShmFault, StoppedRankIsNamedStopped) {
 TEST_P(ShmFault, RankKilledDuringFormationIsNamed) {
   Job job(kRanks);
   job.start([&](int r, FileStoreHost& host) {
-    auto algorithm = make_algorithm(GetParam().op, test_options());
+    auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
     // The survivors come once the victim, which had published its segment
     // and was waiting for them, is dead.
@@ -222,7 +248,7 @@ TEST_P(ShmFault, RankKilledDuringFormationIsNamed) {
 
 std::string case_name(const ::testing::TestParamInfo<FaultCase>& info) {
   return std::string(sdk::op_name(info.param.op)) +
-         (info.param.count == kBoxedCount ? "_boxed" : "");
+         (info.param.count == kBoxedCount ? "_boxed" : "") + (info.param.mapped ? "_mapped" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, ShmFault,
@@ -232,7 +258,10 @@ INSTANTIATE_TEST_SUITE_P(Collectives, ShmFault,
                                            FaultCase{STRATA_ALL_GATHER, kCount},
                                            FaultCase{STRATA_REDUCE_SCATTER, kCount},
                                            FaultCase{STRATA_REDUCE, kCount},
-                                           FaultCase{STRATA_BARRIER, kCount}),
+                                           FaultCase{STRATA_BARRIER, kCount},
+                                           FaultCase{STRATA_ALL_REDUCE, kCount, true},
+                                           FaultCase{STRATA_BROADCAST, kCount, true},
+                                           FaultCase{STRATA_ALL_GATHER, kCount, true}),
                          case_name);
 
 }  // namespace

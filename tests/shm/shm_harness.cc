@@ -353,4 +353,14 @@ std::unique_ptr<sdk::Algorithm> make_algorithm(strata_op_t op, const ShmOptions&
   }
 }
 
+std::unique_ptr<sdk::Algorithm> make_mapped_algorithm(strata_op_t op, const ShmOptions& options) {
+  // The harness's calls name no device type: the shm_host id is not looked at.
+  constexpr uint32_t kAnyType = 0;
+  switch (op) {
+    case STRATA_ALL_REDUCE: return make_all_reduce_mapped(options, kAnyType);
+    case STRATA_BROADCAST: return make_broadcast_mapped(options, kAnyType);
+    default: return make_all_gather_mapped(options, kAnyType);
+  }
+}
+
 }  // namespace strata::shm::testing

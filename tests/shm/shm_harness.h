@@ -123,6 +123,9 @@ std::set<std::string> dev_shm_entries();
 // The algorithm object for `op`, with options for tests (small chunks so a
 // few thousand elements span many).
 std::unique_ptr<sdk::Algorithm> make_algorithm(strata_op_t op, const ShmOptions& options);
+// shm/<op>/mapped for all_reduce, broadcast and all_gather: its calls need
+// shm_host buffers (SharedHeap) allocated in the rank's own process.
+std::unique_ptr<sdk::Algorithm> make_mapped_algorithm(strata_op_t op, const ShmOptions& options);
 ShmOptions test_options();
 
 }  // namespace strata::shm::testing

@@ -1,14 +1,15 @@
 // Every dtype and operator of the ABI through shm's reducing collectives
 // (all_reduce, reduce_scatter, reduce), on the direct and the sliced path,
-// in place and out of place, against a reference computed here in double;
-// plus the declines that do not need a running team.
+// and all_reduce's mapped algorithm on shm_host buffers, in place and out of
+// place, against a reference computed here in double; plus the declines
+// that do not need a running team.
 #include <cmath>
 #include <cstring>
 #include <sstream>
-#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "shared_heap.h"
 #include "shm_harness.h"
 #include "strata/sdk/host_kernels.h"
 #include "strata/sdk/types.h"
@@ -76,6 +77,32 @@ struct Shape {
   strata_op_t op;
   uint64_t count;
   bool in_place;
+  bool mapped = false;  // shm/<op>/mapped on shm_host buffers
+};
+
+// One call's bytes: from the C++ heap, or shm_host memory (SharedHeap) for
+// a mapped call, allocated afresh for every call so peers' mappings of
+// freed buffers are dropped and made again.
+class CallBuffer {
+ public:
+  CallBuffer(uint64_t bytes, bool shared)
+      : shared_(shared),
+        data_(shared ? static_cast<std::byte*>(SharedHeap::instance().allocate(bytes))
+                     : new std::byte[bytes]) {}
+  ~CallBuffer() {
+    if (shared_) {
+      SharedHeap::instance().free(data_);
+    } else {
+      delete[] data_;
+    }
+  }
+  CallBuffer(const CallBuffer&) = delete;
+  CallBuffer& operator=(const CallBuffer&) = delete;
+  std::byte* data() const { return data_; }
+
+ private:
+  bool shared_;
+  std::byte* data_;
 };
 
 // Runs every dtype x operator of `shape` on one team of kReduceRanks processes;
@@ -83,7 +110,8 @@ struct Shape {
 void run_every_dtype_and_operator(const Shape& shape) {
   Job job(kReduceRanks);
   job.start([&](int r, FileStoreHost& host) {
-    auto algorithm = make_algorithm(shape.op, test_options());
+    auto algorithm = shape.mapped ? make_mapped_algorithm(shape.op, test_options())
+                                  : make_algorithm(shape.op, test_options());
     Rank rank(host, r, kReduceRanks, milliseconds(5000));
     if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
       job.report_from(r, "formation: " + o.message);
@@ -95,9 +123,9 @@ void run_every_dtype_and_operator(const Shape& shape) {
     for (strata_dtype_t dtype = 0; dtype < STRATA_DTYPE_COUNT; ++dtype) {
       const size_t elem = sdk::dtype_size(dtype);
       for (strata_redop_t redop = 0; redop < STRATA_REDOP_COUNT; ++redop) {
-        std::vector<std::byte> in(in_count * elem), out(in_count * elem);
+        CallBuffer in(in_count * elem, shape.mapped), out(in_count * elem, shape.mapped);
         for (uint64_t i = 0; i < in_count; ++i) put(dtype, in.data(), i, value(r, i % shape.count));
-        std::memset(out.data(), 0xEE, out.size());
+        std::memset(out.data(), 0xEE, in_count * elem);
         void* input = in.data();
         void* output = shape.in_place ? (scatter ? in.data() + r * shape.count * elem : in.data())
                                       : out.data();
@@ -145,6 +173,18 @@ TEST_P(ShmReduce, EveryDtypeAndOperatorChunkedInPlace) {
 
 std::string reduce_param_name(const ::testing::TestParamInfo<strata_op_t>& info) {
   return sdk::op_name(info.param);
+}
+
+// shm/all_reduce/mapped reads peers' inputs and outputs in place: 5
+// elements leave some ranks' slices empty, 700 and 701 do not.
+TEST(ShmReduceMapped, EveryDtypeAndOperatorSmallInPlace) {
+  run_every_dtype_and_operator({STRATA_ALL_REDUCE, 5, true, true});
+}
+TEST(ShmReduceMapped, EveryDtypeAndOperatorOutOfPlace) {
+  run_every_dtype_and_operator({STRATA_ALL_REDUCE, 700, false, true});
+}
+TEST(ShmReduceMapped, EveryDtypeAndOperatorInPlace) {
+  run_every_dtype_and_operator({STRATA_ALL_REDUCE, 701, true, true});
 }
 
 INSTANTIATE_TEST_SUITE_P(Reducing, ShmReduce,

@@ -1,5 +1,5 @@
 // The team a program started by mpirun forms to measure or test a plugin:
-// the mpi resolver's cluster, the job's store, one CPU device per process,
+// the mpi resolver's cluster, the job's store, one device per process,
 // no heartbeats (nothing writes to the store while a benchmark measures).
 // Shared by strata-mpi-bench, strata-ring-bench and tests/mpi; header-only,
 // since each of them links core already and nothing else needs it.
@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -25,12 +26,15 @@ struct MpiJobTeam {
   Store* store = nullptr;
 };
 
-inline StatusOr<MpiJobTeam> join_mpi_job(std::shared_ptr<Runtime> runtime, int rank, int world) {
+// `device_type`: the type of each process's one device ("shm_host" for
+// buffers the shm plugin's mapped algorithms read in place).
+inline StatusOr<MpiJobTeam> join_mpi_job(std::shared_ptr<Runtime> runtime, int rank, int world,
+                                         const std::string& device_type = "cpu") {
   STRATA_ASSIGN_OR_RETURN(ClusterSpec cluster, resolve_cluster(runtime->registry(), "mpi"));
   JobTeamSpec spec;
   STRATA_ASSIGN_OR_RETURN(spec.store,
                           open_job_store(runtime->registry(), cluster, runtime->config().cluster));
-  STRATA_ASSIGN_OR_RETURN(spec.devices, runtime->devices("cpu", 1));
+  STRATA_ASSIGN_OR_RETURN(spec.devices, runtime->devices(device_type, 1));
   spec.rank = rank;
   spec.world = world;
   spec.heartbeat = std::chrono::nanoseconds(0);

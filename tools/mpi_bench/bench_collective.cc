@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <vector>
+#include <stdexcept>
+
+#include "tools/mpi_bench/bench_array.h"
 
 namespace strata {
 namespace {
@@ -41,9 +43,9 @@ class AllReduceBench final : public BenchCollective {
       : BenchCollective(std::max<uint64_t>(s.bytes / 4, 1) * 4),
         shape_(s),
         count_(bytes() / 4),
-        data_(count_, 1.0f),
-        result_(s.in_place ? 0 : count_),
-        scratch_(s.p2p_reference ? count_ : 0),
+        data_(s.memory, count_, 1.0f),
+        result_(s.memory, s.in_place ? 0 : count_, 0.0f),
+        scratch_(nullptr, s.p2p_reference ? count_ : 0, 0.0f),
         in_{data_.data(), DType::kF32, count_, s.device},
         out_{s.in_place ? data_.data() : result_.data(), DType::kF32, count_, s.device} {}
 
@@ -76,7 +78,7 @@ class AllReduceBench final : public BenchCollective {
 
   BenchShape shape_;
   uint64_t count_;
-  std::vector<float> data_, result_, scratch_;
+  BenchArray<float> data_, result_, scratch_;
   Buffer in_, out_;
 };
 
@@ -88,8 +90,8 @@ class BroadcastBench final : public BenchCollective {
   explicit BroadcastBench(const BenchShape& s)
       : BenchCollective(std::max<uint64_t>(s.bytes, 1)),
         shape_(s),
-        input_(bytes(), 1),
-        output_(s.in_place ? 0 : bytes(), 0),
+        input_(s.memory, bytes(), 1),
+        output_(s.memory, s.in_place ? 0 : bytes(), 0),
         in_{input_.data(), DType::kU8, bytes(), s.device},
         out_{s.in_place ? input_.data() : output_.data(), DType::kU8, bytes(), s.device} {}
 
@@ -120,7 +122,7 @@ class BroadcastBench final : public BenchCollective {
   }
 
   BenchShape shape_;
-  std::vector<uint8_t> input_, output_;
+  BenchArray<uint8_t> input_, output_;
   Buffer in_, out_;
 };
 
@@ -132,8 +134,8 @@ class AllGatherBench final : public BenchCollective {
       : BenchCollective(part_of(s) * static_cast<uint64_t>(s.world)),
         shape_(s),
         part_(part_of(s)),
-        input_(s.in_place ? 0 : part_, 1),
-        output_(bytes(), 0),
+        input_(s.memory, s.in_place ? 0 : part_, 1),
+        output_(s.memory, bytes(), 0),
         in_{s.in_place ? output_.data() + static_cast<uint64_t>(s.rank) * part_ : input_.data(),
             DType::kU8, part_, s.device},
         out_{output_.data(), DType::kU8, bytes(), s.device} {}
@@ -167,7 +169,7 @@ class AllGatherBench final : public BenchCollective {
 
   BenchShape shape_;
   uint64_t part_;
-  std::vector<uint8_t> input_, output_;
+  BenchArray<uint8_t> input_, output_;
   Buffer in_, out_;
 };
 
@@ -234,10 +236,15 @@ StatusOr<std::unique_ptr<BenchCollective>> make_bench_collective(const BenchShap
                                 " B is more than one MPI call's int count");
   }
   std::unique_ptr<BenchCollective> made;
-  switch (shape.op) {
-    case BenchOp::kAllReduce: made = std::make_unique<AllReduceBench>(shape); break;
-    case BenchOp::kBroadcast: made = std::make_unique<BroadcastBench>(shape); break;
-    case BenchOp::kAllGather: made = std::make_unique<AllGatherBench>(shape); break;
+  try {
+    switch (shape.op) {
+      case BenchOp::kAllReduce: made = std::make_unique<AllReduceBench>(shape); break;
+      case BenchOp::kBroadcast: made = std::make_unique<BroadcastBench>(shape); break;
+      case BenchOp::kAllGather: made = std::make_unique<AllGatherBench>(shape); break;
+    }
+  } catch (const std::runtime_error& e) {
+    return OutOfMemoryError(std::string("strata-mpi-bench: buffers of ") +
+                                  std::to_string(shape.bytes) + " B: " + e.what());
   }
   return made;
 }

@@ -37,6 +37,9 @@ struct BenchShape {
   int rank = 0;
   int world = 1;
   strata_device_t device{0, 0};
+  // The device type the buffers are allocated on (--buffers), or nullptr
+  // for the C++ heap.
+  const strata_device_type_t* memory = nullptr;
 };
 
 class BenchCollective {

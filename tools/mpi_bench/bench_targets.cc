@@ -1,5 +1,6 @@
 #include "tools/mpi_bench/bench_targets.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/common/units.h"
@@ -134,6 +135,33 @@ std::string ceiling_line(const std::vector<MeasuredRow>& rows, const std::string
          "'s busbw is above the copy ceiling at " + above +
          ": above what every rank copying its neighbour's fresh data at once moves (a "
          "yardstick, not a bound: docs/performance/shm.md, \"The copy ceiling\")";
+}
+
+std::string bound_line(const std::vector<MeasuredRow>& rows, const std::string& reference) {
+  // The copy bandwidth behind the bound is measured on buffers far larger
+  // than a cache: below this size a call's buffers may stay in one, and
+  // go faster than the bound says.
+  constexpr uint64_t kFromMemory = uint64_t{32} << 20;
+  std::string below;
+  int count = 0;
+  for (const auto& r : rows) {
+    if (r.requested_bytes < std::max(kSpeedupLow, kFromMemory) ||
+        r.requested_bytes > kSpeedupHigh) {
+      continue;
+    }
+    if (r.single_copy_seconds <= 0 || r.reference_seconds <= 0) continue;
+    const double wanted = r.reference_seconds / kSpeedup;
+    if (wanted >= r.single_copy_seconds) continue;
+    below += (count++ == 0 ? "" : ", ") + format_size(r.requested_bytes) + " (" +
+             decimals(wanted * 1e6, 0) + " < " + decimals(r.single_copy_seconds * 1e6, 0) +
+             " us: " + reference + " at " +
+             decimals(100 * r.single_copy_seconds / r.reference_seconds, 0) + "% of it)";
+  }
+  if (count == 0) return "";
+  return "# bound: " + shortest(kSpeedup) + "x " + reference +
+         "'s busbw needs less time than the single-copy memory bound at " + below +
+         ": faster than moving the least traffic at the run's copy bandwidth (a yardstick: "
+         "what the caches keep beats it; docs/performance/shm.md, \"The memory bound\")";
 }
 
 }  // namespace strata

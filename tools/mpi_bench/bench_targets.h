@@ -21,6 +21,7 @@ struct MeasuredRow {
   double bound_seconds = 0;  // 0: no bound; from the higher copy bandwidth
   double bus_bytes = 0;      // busbw x time: the bytes each rank must take in
   double ceiling = 0;        // bytes per second (peer_copy.h); 0: not measured
+  double single_copy_seconds = 0;  // the single-copy bound (memory_bound.h); 0: none
 };
 
 struct TargetVerdict {
@@ -41,6 +42,13 @@ std::string verdict_line(const TargetVerdict& v);
 // "# ceiling: 2x mpi's busbw is above it at 512 KiB, 1 MiB (...)", or ""
 // when it is below at every measured size of the target's range.
 std::string ceiling_line(const std::vector<MeasuredRow>& rows, const std::string& reference);
+
+// Where the speedup target asks for a time below the single-copy memory
+// bound (from 32 MiB, where the buffers outgrow the caches): "# bound: 2x
+// mpi's busbw needs less time than ... at 32 MiB (...), 64 MiB (...)", or
+// "" when it does nowhere. A yardstick, as the ceiling: the part of the
+// buffers a cache still holds moves faster than the copy bandwidth.
+std::string bound_line(const std::vector<MeasuredRow>& rows, const std::string& reference);
 
 }  // namespace strata
 

@@ -37,6 +37,30 @@ const char* bound_formula(BenchOp op, bool in_place) {
   return in_place ? "2p S" : "(2p + 1) S";
 }
 
+double single_copy_traffic_bytes(BenchOp op, uint64_t bytes, int world, bool in_place) {
+  if (world < 2) return 0;
+  const double s = static_cast<double>(bytes);
+  const double p = world;
+  switch (op) {
+    // Rank r reads slice r of every input (S/p each) and writes its
+    // reduced slice (S/p), then reads the p-1 other reduced slices where
+    // they lie and writes them to its output ((p-1)S/p each way).
+    case BenchOp::kAllReduce: return (3 * p - 1) * s;
+    // Every rank but the root reads S and writes it; out of place the root
+    // copies its own too.
+    case BenchOp::kBroadcast: return (in_place ? 2 * (p - 1) : 2 * p) * s;
+    // Each rank reads the (p-1)S/p of the others and writes it; out of
+    // place it copies its own S/p as well.
+    case BenchOp::kAllGather: return (in_place ? 2 * (p - 1) : 2 * p) * s;
+  }
+  return 0;
+}
+
+const char* single_copy_formula(BenchOp op, bool in_place) {
+  if (op == BenchOp::kAllReduce) return "(3p - 1) S";
+  return in_place ? "2(p - 1) S" : "2p S";
+}
+
 CopyBandwidth measure_copy_bandwidth(uint64_t bytes_per_rank, int repeats) {
   int world = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &world);

@@ -5,7 +5,9 @@
 // through CollectiveOps, with the algorithm forced to mpi/<op>/native unless
 // --algorithm names another (shm/..., any plugin's: its library is loaded
 // from the build's plugin folder by the id's prefix, or --plugin FILE).
-// The team forms from the mpi resolver and the job store. Same buffers,
+// --buffers shm_host allocates every buffer, both sides', on the shm
+// plugin's shm_host device type (shared memory), as the mapped algorithms
+// need. The team forms from the mpi resolver and the job store. Same buffers,
 // sizes and iteration counts; each side's time is the slowest rank's mean
 // per call, best of --rounds rounds, so both see the same machine state;
 // `ratio` compares the two bests, `median` is the median of the rounds' own
@@ -47,6 +49,7 @@
 //   mpirun -np 2 build/bin/strata-mpi-bench [--op all_reduce|broadcast|all_gather]
 //            [-b 8B] [-e 64MiB] [--out-of-place] [--csv FILE] [--config FILE] [--cpu]
 //            [--algorithm ID|auto] [--plugin FILE] [--reference allreduce|p2p] [--null]
+//            [--buffers host|shm_host]
 //            [--copy-bytes 128MiB] [--rounds 3] [--iterations N | --max-iterations N]
 //
 // It links MPI itself (core never does), so it initialises MPI first and
@@ -62,6 +65,7 @@
 
 #include "core/common/units.h"
 #include "core/config/config_choice.h"
+#include "core/plugin/registry.h"
 #include "core/runtime/runtime.h"
 #include "tools/common/mpi_job_team.h"
 #include "tools/mpi_bench/bench_collective.h"
@@ -86,6 +90,7 @@ struct Options {
   std::string plugin;     // empty: from the algorithm's prefix
   std::string csv;
   std::string config;  // plugin options (plugins.options.mpi.*) to try
+  std::string buffers = "host";  // or a device type to allocate them on
   bool in_place = true;
   bool cpu = false;
   bool p2p_reference = false;
@@ -123,7 +128,21 @@ Status run(const Options& o, int rank, int world) {
   ro.discover_plugins = false;
   STRATA_ASSIGN_OR_RETURN(Config config, load_chosen_config(choose_config(o.config)));
   STRATA_ASSIGN_OR_RETURN(auto runtime, Runtime::create(config, ro));
-  STRATA_ASSIGN_OR_RETURN(MpiJobTeam team, join_mpi_job(runtime, rank, world));
+  // Buffers on a device type (shm_host): the team's device is of that
+  // type, and so is every buffer, the reference's included.
+  const strata_device_type_t* memory = nullptr;
+  if (o.buffers != "host") {
+    const DeviceTypeEntry* type = runtime->registry().find_device_type(o.buffers);
+    if (type == nullptr) {
+      return NotFoundError("strata-mpi-bench: --buffers " + o.buffers +
+                           ": no such device type among the loaded plugins' (shm_host comes "
+                           "with the shm plugin: --algorithm shm/...)");
+    }
+    memory = &type->table;
+  }
+  STRATA_ASSIGN_OR_RETURN(
+      MpiJobTeam team,
+      join_mpi_job(runtime, rank, world, o.buffers == "host" ? "cpu" : o.buffers));
   CallOptions call;
   call.algorithm = o.algorithm == "auto" ? "" : o.algorithm;
 
@@ -143,7 +162,7 @@ Status run(const Options& o, int rank, int world) {
     const std::string what =
         std::to_string(world) + " ranks, " + bench_op_name(o.op) + " " + bench_op_data(o.op) +
         ", " + (o.in_place ? "in place" : "out of place") + ", btl " +
-        (btl != nullptr ? btl : "Open MPI's choice") + ": " +
+        (btl != nullptr ? btl : "Open MPI's choice") + ", buffers " + o.buffers + ": " +
         mpi_reference_name(o.op, o.p2p_reference);
     if (o.null_comparison) {
       output.comment(what + " vs itself (--null: the benchmark's own noise; #wrong still checks " +
@@ -153,7 +172,8 @@ Status run(const Options& o, int rank, int world) {
     }
     output.comment(copy_bandwidth_line(copy, "at the start"));
     output.comment(std::string("memory bound: ") + bound_formula(o.op, o.in_place) +
-                   " bytes / copy bandwidth (docs/performance/shm.md)");
+                   " bytes / copy bandwidth (docs/performance/shm.md); single-copy bound: " +
+                   single_copy_formula(o.op, o.in_place) + " bytes / copy bandwidth");
     output.comment(ceiling.ok() ? "ceiling: busbw when every rank copies the size its neighbour "
                                   "just wrote, best of 5, from 64 KiB (peer_copy.h); cma: the "
                                   "same through process_vm_readv, vader's single copy"
@@ -169,7 +189,8 @@ Status run(const Options& o, int rank, int world) {
   output.header();
   std::vector<MeasuredRow> measured;
   for (uint64_t requested = o.min_bytes; requested <= o.max_bytes; requested *= 2) {
-    BenchShape shape{o.op, requested, o.in_place, o.p2p_reference, rank, world, team.devices[0]};
+    BenchShape shape{o.op,  requested, o.in_place, o.p2p_reference,
+                     rank,  world,     team.devices[0], memory};
     STRATA_ASSIGN_OR_RETURN(auto collective, make_bench_collective(shape));
     int iterations = o.iterations > 0 ? o.iterations : iterations_for(collective->bytes());
     if (o.max_iterations > 0) iterations = std::min(iterations, o.max_iterations);
@@ -199,10 +220,12 @@ Status run(const Options& o, int rank, int world) {
       report.cma_bytes_per_second = ceiling->measure_cma(collective->bytes(), 5);
     }
     output.row(report);
-    measured.push_back({requested, timing.reference.seconds, timing.side.seconds,
-                        timing.median_ratio, report.bound_seconds,
-                        report.bus_factor * static_cast<double>(collective->bytes()),
-                        report.ceiling_bytes_per_second});
+    measured.push_back(
+        {requested, timing.reference.seconds, timing.side.seconds, timing.median_ratio,
+         report.bound_seconds, report.bus_factor * static_cast<double>(collective->bytes()),
+         report.ceiling_bytes_per_second,
+         bound_seconds(
+             single_copy_traffic_bytes(o.op, collective->bytes(), world, o.in_place), copy)});
     if (wrong != 0) {
       return InternalError(std::string(bench_op_name(o.op)) + " of " +
                            format_size(collective->bytes()) + " gave " + std::to_string(wrong) +
@@ -215,13 +238,19 @@ Status run(const Options& o, int rank, int world) {
   const CopyBandwidth copy_after = measure_copy_bandwidth(o.copy_bytes, 5);
   // The bound's target takes the higher of the two: the tighter bound.
   const double tighter = std::max(copy.bytes_per_second, copy_after.bytes_per_second);
-  for (auto& m : measured) m.bound_seconds *= copy.bytes_per_second / tighter;
+  for (auto& m : measured) {
+    m.bound_seconds *= copy.bytes_per_second / tighter;
+    m.single_copy_seconds *= copy.bytes_per_second / tighter;
+  }
   if (rank == 0) {
     output.comment(copy_bandwidth_line(copy_after, "at the end"));
     for (const auto& v : judge_targets(measured, names.side, names.reference)) {
       output.line(verdict_line(v));
     }
     if (std::string line = ceiling_line(measured, names.reference); !line.empty()) {
+      output.line(line);
+    }
+    if (std::string line = bound_line(measured, names.reference); !line.empty()) {
       output.line(line);
     }
     if (ceiling.ok() && !ceiling->cma_refusal().empty()) {
@@ -251,6 +280,8 @@ void usage(int rank) {
                "       [--algorithm ID|auto]  (default mpi/<op>/native)\n"
                "       [--plugin FILE]  (the algorithm's plugin, if not lib/strata/plugins/"
                "libstrata_<prefix>.so)\n"
+               "       [--buffers host|TYPE]  (allocate every buffer on device type TYPE,\n"
+               "                               e.g. shm_host for shm/<op>/mapped)\n"
                "       [--config FILE]  (e.g. plugins.options.mpi.ring_chunk_bytes;\n"
                "                         default: $STRATA_CONFIG, else none)\n"
                "       [--copy-bytes SIZE]  (per rank, for the copy bandwidth; default 128MiB)\n"
@@ -280,6 +311,8 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
       o.max_iterations = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--algorithm" && has_value) {
       o.algorithm = argv[++i];
+    } else if (arg == "--buffers" && has_value) {
+      o.buffers = argv[++i];
     } else if (arg == "--plugin" && has_value) {
       o.plugin = argv[++i];
     } else if (arg == "--out-of-place") {

@@ -1,0 +1,53 @@
+// A call on shm_host buffers (shm_device_type.h): each rank publishes in
+// its segment's header where its buffers lie (publish(), before its first
+// `staged`), and its peers read them in place, through their own mappings
+// of the allocations (peer_buffers.h). Nothing is staged: a byte that
+// another rank needs is read once, from where the user put it.
+//
+// There is nothing staged to pipeline, so a call is one chunk, unless the
+// algorithm cuts it to keep what a peer reads next in cache (all-reduce).
+// The call ends only once every peer is `done` (after_last): until then a
+// peer may still read this rank's buffers, which the caller may reuse as
+// soon as the call returns.
+#ifndef STRATA_PLUGINS_SHM_MAPPED_OPERATION_H_
+#define STRATA_PLUGINS_SHM_MAPPED_OPERATION_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "shared_heap.h"
+#include "shm_operation.h"
+
+namespace strata::shm {
+
+class MappedOperation : public ShmOperation {
+ public:
+  // `shared_input` / `shared_output`: the bytes of this rank's input and
+  // output its peers read (0: they read none). Those buffers must be
+  // shm_host memory: INVALID_ARGUMENT names the one that is not.
+  // `per_chunk`: elements per chunk (0: the whole call in one).
+  MappedOperation(ShmTeam& team, const strata_call_t& call, uint64_t shared_input,
+                  uint64_t shared_output, uint64_t per_chunk = 0);
+
+ protected:
+  bool stages() const final { return false; }
+  void stage(uint64_t, std::byte*) final {}
+  Peers after_last() const override { return Peers::kAll; }
+  void publish() final;
+
+  // Rank `rank`'s input and output as mapped here (this rank's own for
+  // rank()). Valid once that rank has staged this call's chunk.
+  const std::byte* peer_input(int rank);
+  const std::byte* peer_output(int rank);
+
+ private:
+  Placement locate(const std::byte* buffer, uint64_t bytes, const char* which) const;
+  const std::byte* peer_buffer(int rank, bool output);
+
+  Placement input_;
+  Placement output_;
+};
+
+}  // namespace strata::shm
+
+#endif  // STRATA_PLUGINS_SHM_MAPPED_OPERATION_H_

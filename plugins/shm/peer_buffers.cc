@@ -1,0 +1,78 @@
+#include "peer_buffers.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "strata/sdk/error.h"
+
+namespace strata::shm {
+namespace {
+
+// More distinct allocations of one peer than a training loop passes: past
+// it the mappings are dropped and made again, so a peer that allocates
+// afresh for every call does not pin all its old memory here.
+constexpr size_t kMostMappings = 64;
+
+}  // namespace
+
+PeerBuffers::~PeerBuffers() {
+  for (Peer& peer : peers_) unmap_all(peer);
+}
+
+void PeerBuffers::unmap_all(Peer& peer) {
+  for (auto& [id, m] : peer.by_id) ::munmap(m.base, m.bytes);
+  peer.by_id.clear();
+}
+
+PeerBuffers::Mapping PeerBuffers::map(pid_t pid, const Placement& placed) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(placed.fd);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw sdk::Error(STRATA_UNAVAILABLE,
+                     "cannot open its shm_host buffer at " + path + ": " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_ino) != placed.inode ||
+      static_cast<uint64_t>(st.st_size) < placed.bytes) {
+    ::close(fd);
+    throw sdk::Error(STRATA_DATA_LOSS, path + " is not the shm_host buffer it published (inode " +
+                                           std::to_string(placed.inode) + ", " +
+                                           std::to_string(placed.bytes) +
+                                           " bytes): was it freed during the call?");
+  }
+  void* p = ::mmap(nullptr, placed.bytes, PROT_READ, MAP_SHARED, fd, 0);
+  const int mmap_errno = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    throw sdk::Error(STRATA_UNAVAILABLE,
+                     "cannot map its shm_host buffer " + path + ": " + std::strerror(mmap_errno));
+  }
+  ::madvise(p, placed.bytes, MADV_DONTFORK);
+  return {static_cast<std::byte*>(p), placed.bytes};
+}
+
+const std::byte* PeerBuffers::address(int rank, pid_t pid, uint64_t frees,
+                                      const Placement& placed) {
+  if (placed.id == 0) {
+    throw sdk::Error(STRATA_DATA_LOSS, "it published no shm_host buffer for this call");
+  }
+  Peer& peer = peers_[static_cast<size_t>(rank)];
+  // Ids are never reused, so a mapping found by id is the right memory;
+  // but one of an allocation the peer has freed would keep its memory
+  // alive here: after any free, every mapping of that peer is made afresh.
+  if (peer.frees != frees || peer.by_id.size() >= kMostMappings) {
+    unmap_all(peer);
+    peer.frees = frees;
+  }
+  auto it = peer.by_id.find(placed.id);
+  if (it == peer.by_id.end()) it = peer.by_id.emplace(placed.id, map(pid, placed)).first;
+  return it->second.base + placed.offset;
+}
+
+}  // namespace strata::shm

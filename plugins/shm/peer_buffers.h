@@ -1,0 +1,53 @@
+// A team's mappings of its peers' shm_host buffers (shared_heap.h): a
+// mapped call finds a peer's input or output through the Placement the peer
+// published for the call, maps that allocation's memfd through
+// /proc/<pid>/fd (read-only: mapped algorithms only read peers' buffers)
+// once, and reuses the mapping while the peer has freed nothing since.
+#ifndef STRATA_PLUGINS_SHM_PEER_BUFFERS_H_
+#define STRATA_PLUGINS_SHM_PEER_BUFFERS_H_
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "shared_heap.h"
+
+namespace strata::shm {
+
+class PeerBuffers {
+ public:
+  explicit PeerBuffers(int ranks) : peers_(static_cast<size_t>(ranks)) {}
+  ~PeerBuffers();
+  PeerBuffers(const PeerBuffers&) = delete;
+  PeerBuffers& operator=(const PeerBuffers&) = delete;
+
+  // The address here of the buffer `placed` names in rank `rank` (process
+  // `pid`), whose heap had freed `frees` allocations when it published it.
+  // Throws sdk::Error (UNAVAILABLE: the memfd cannot be opened or mapped;
+  // DATA_LOSS: the descriptor is no longer the allocation published).
+  const std::byte* address(int rank, pid_t pid, uint64_t frees, const Placement& placed);
+
+  // Mappings held for `rank`, for tests.
+  size_t mapped(int rank) const { return peers_[static_cast<size_t>(rank)].by_id.size(); }
+
+ private:
+  struct Mapping {
+    std::byte* base;
+    uint64_t bytes;
+  };
+  struct Peer {
+    uint64_t frees = 0;
+    std::unordered_map<uint64_t, Mapping> by_id;
+  };
+  static void unmap_all(Peer& peer);
+  static Mapping map(pid_t pid, const Placement& placed);
+
+  std::vector<Peer> peers_;
+};
+
+}  // namespace strata::shm
+
+#endif  // STRATA_PLUGINS_SHM_PEER_BUFFERS_H_

@@ -1,0 +1,66 @@
+// The memory of the "shm_host" device type: every allocation is its own
+// anonymous memfd, mapped MAP_SHARED, so the processes of a team can map a
+// peer's buffers and copy or reduce straight out of them, the copy a
+// segment design spends on staging saved (the mapped algorithms,
+// mapped_operation.h). Like the segments, nothing is named in /dev/shm, and
+// the memory goes when the last process mapping it exits, however it exits.
+//
+// One heap per process, shared by every team and device, so a buffer can be
+// looked up from the pointer a call passes.
+#ifndef STRATA_PLUGINS_SHM_SHARED_HEAP_H_
+#define STRATA_PLUGINS_SHM_SHARED_HEAP_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+
+namespace strata::shm {
+
+// Where a buffer lies, as a peer needs it to map it: the allocation's
+// memfd (fd in the owner, and its inode to tell a reused descriptor from
+// the one published), the allocation's size and the buffer's offset in it.
+struct Placement {
+  uint64_t id = 0;      // unique in the owner for its lifetime; 0: none
+  uint64_t inode = 0;
+  int64_t fd = -1;
+  uint64_t bytes = 0;   // of the whole allocation (what a peer maps)
+  uint64_t offset = 0;  // of the buffer inside it
+};
+
+class SharedHeap {
+ public:
+  static SharedHeap& instance();
+
+  // `bytes` (> 0) of zeroed shared memory, 64-byte aligned (page aligned).
+  // Throws sdk::Error (OUT_OF_MEMORY, UNAVAILABLE) with errno's text.
+  void* allocate(uint64_t bytes);
+  // Unmaps and closes; a peer that still maps it keeps the memory until it
+  // unmaps. Unknown pointers are ignored (the device table's free is
+  // noexcept).
+  void free(void* ptr) noexcept;
+  // The allocation holding [ptr, ptr + bytes), if one does.
+  std::optional<Placement> find(const void* ptr, uint64_t bytes) const;
+  // How many allocations were freed so far: a peer whose cached mappings
+  // were made at another count drops them (a freed allocation's memory
+  // stays alive while anyone maps it).
+  uint64_t frees() const { return frees_.load(std::memory_order_acquire); }
+
+ private:
+  struct Allocation {
+    uint64_t id;
+    uint64_t inode;
+    int fd;
+    uint64_t bytes;
+  };
+  mutable std::mutex mu_;
+  std::map<uintptr_t, Allocation> by_start_;
+  uint64_t next_id_ = 1;
+  std::atomic<uint64_t> frees_{0};
+};
+
+}  // namespace strata::shm
+
+#endif  // STRATA_PLUGINS_SHM_SHARED_HEAP_H_

@@ -1,0 +1,149 @@
+// The pieces under the mapped algorithms, in one process: the shm_host
+// heap finds a buffer from a pointer into an allocation, and a team's
+// mappings of a peer's buffers (here this process's own, through
+// /proc/self/fd) read what the peer wrote, follow a free, and refuse a
+// descriptor that no longer holds the buffer published. The calls
+// themselves run across processes in shm_reduce_test and shm_fault_test,
+// and in the conformance suite on shm_host devices.
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "peer_buffers.h"
+#include "shared_heap.h"
+#include "shm_algorithm.h"
+#include "strata/sdk/error.h"
+
+namespace strata::shm::testing {
+namespace {
+
+SharedHeap& heap() { return SharedHeap::instance(); }
+
+TEST(SharedHeapTest, FindsOnlyRangesInsideAnAllocation) {
+  auto* p = static_cast<std::byte*>(heap().allocate(10000));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+  const auto whole = heap().find(p, 10000);
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_EQ(whole->offset, 0u);
+  EXPECT_EQ(whole->bytes, 12288u) << "whole pages, as mapped";
+  EXPECT_GE(whole->fd, 0);
+  EXPECT_NE(whole->inode, 0u);
+  const auto inside = heap().find(p + 100, 50);
+  ASSERT_TRUE(inside.has_value());
+  EXPECT_EQ(inside->offset, 100u);
+  EXPECT_EQ(inside->id, whole->id);
+  EXPECT_FALSE(heap().find(p + 12000, 1000).has_value()) << "runs past the allocation";
+  int on_stack = 0;
+  EXPECT_FALSE(heap().find(&on_stack, sizeof on_stack).has_value());
+  const uint64_t frees = heap().frees();
+  heap().free(p);
+  EXPECT_EQ(heap().frees(), frees + 1);
+  EXPECT_FALSE(heap().find(p, 1).has_value());
+  heap().free(&on_stack);  // not the heap's: ignored
+  EXPECT_EQ(heap().frees(), frees + 1);
+}
+
+TEST(PeerBuffersTest, ReadsThePublishedBufferAndRemapsAfterAFree) {
+  PeerBuffers peers(2);
+  auto* a = static_cast<char*>(heap().allocate(5000));
+  std::strcpy(a + 64, "first");
+  const auto placed_a = heap().find(a + 64, 6);
+  ASSERT_TRUE(placed_a.has_value());
+  const std::byte* seen = peers.address(1, ::getpid(), heap().frees(), *placed_a);
+  EXPECT_NE(static_cast<const void*>(seen), static_cast<const void*>(a + 64)) << "a mapping of its own";
+  EXPECT_STREQ(reinterpret_cast<const char*>(seen), "first");
+  a[64] = 'F';  // the peer writes again: the same mapping sees it
+  EXPECT_EQ(peers.address(1, ::getpid(), heap().frees(), *placed_a), seen);
+  EXPECT_STREQ(reinterpret_cast<const char*>(seen), "First");
+  EXPECT_EQ(peers.mapped(1), 1u);
+
+  heap().free(a);
+  auto* b = static_cast<char*>(heap().allocate(5000));
+  std::strcpy(b, "second");
+  const auto placed_b = heap().find(b, 7);
+  ASSERT_TRUE(placed_b.has_value());
+  EXPECT_NE(placed_b->id, placed_a->id);
+  const std::byte* now = peers.address(1, ::getpid(), heap().frees(), *placed_b);
+  EXPECT_STREQ(reinterpret_cast<const char*>(now), "second");
+  EXPECT_EQ(peers.mapped(1), 1u) << "the freed allocation's mapping was kept";
+  heap().free(b);
+}
+
+TEST(PeerBuffersTest, ADescriptorThatNoLongerHoldsTheBufferIsRefused) {
+  PeerBuffers peers(2);
+  void* p = heap().allocate(4096);
+  auto placed = *heap().find(p, 4096);
+  placed.inode += 1;  // as if the descriptor had been reused by another file
+  try {
+    peers.address(1, ::getpid(), heap().frees(), placed);
+    ADD_FAILURE() << "a wrong inode was mapped";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), STRATA_DATA_LOSS);
+    EXPECT_NE(std::string(e.what()).find("is not the shm_host buffer it published"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    peers.address(1, ::getpid(), heap().frees(), Placement{});
+    ADD_FAILURE() << "an empty placement was mapped";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), STRATA_DATA_LOSS);
+    EXPECT_NE(std::string(e.what()).find("published no shm_host buffer"), std::string::npos)
+        << e.what();
+  }
+  heap().free(p);
+}
+
+// What AUTO ranks on shm_host buffers (the cost model, README.md): the
+// mapped algorithms from a few KiB up, the staging ones below; an
+// all-reduce in place stays sliced.
+TEST(MappedCostTest, AutoTakesMappedWhereItSavesACopy) {
+  const ShmOptions options;
+  strata_device_t device{0, 0};
+  strata_team_desc_t team{};
+  team.struct_size = sizeof team;
+  team.process_count = 2;
+  team.local_count = 1;
+  team.local_devices = &device;
+  team.replica_count = 2;
+  const auto seconds = [&](sdk::Algorithm& a, strata_op_t op, uint64_t count, bool in_place) {
+    strata_call_desc_t call{};
+    call.struct_size = sizeof call;
+    call.op = op;
+    call.dtype = STRATA_F32;
+    call.count = count;
+    call.in_place = in_place ? 1 : 0;
+    call.team = &team;
+    return a.estimate(call).value_or(-1);
+  };
+  constexpr uint64_t kOneMiB = 1 << 18;  // of f32 elements
+  auto sliced = make_all_reduce_sliced(options);
+  auto mapped = make_all_reduce_mapped(options, 0);
+  EXPECT_LT(seconds(*mapped, STRATA_ALL_REDUCE, kOneMiB, false),
+            seconds(*sliced, STRATA_ALL_REDUCE, kOneMiB, false));
+  EXPECT_GT(seconds(*mapped, STRATA_ALL_REDUCE, kOneMiB, true),
+            seconds(*sliced, STRATA_ALL_REDUCE, kOneMiB, true));
+  EXPECT_GT(seconds(*mapped, STRATA_ALL_REDUCE, 2, false),
+            seconds(*sliced, STRATA_ALL_REDUCE, 2, false));
+  for (const bool in_place : {false, true}) {
+    auto copy = make_broadcast_copy(options);
+    auto read = make_broadcast_mapped(options, 0);
+    EXPECT_LT(seconds(*read, STRATA_BROADCAST, kOneMiB, in_place),
+              seconds(*copy, STRATA_BROADCAST, kOneMiB, in_place));
+    EXPECT_GT(seconds(*read, STRATA_BROADCAST, 2, in_place),
+              seconds(*copy, STRATA_BROADCAST, 2, in_place));
+    auto gather = make_all_gather_copy(options);
+    auto gather_mapped = make_all_gather_mapped(options, 0);
+    EXPECT_LT(seconds(*gather_mapped, STRATA_ALL_GATHER, kOneMiB, in_place),
+              seconds(*gather, STRATA_ALL_GATHER, kOneMiB, in_place));
+    EXPECT_GT(seconds(*gather_mapped, STRATA_ALL_GATHER, 2, in_place),
+              seconds(*gather, STRATA_ALL_GATHER, 2, in_place));
+  }
+}
+
+}  // namespace
+}  // namespace strata::shm::testing
