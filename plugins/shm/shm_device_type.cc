@@ -37,8 +37,8 @@ ShmDeviceType::ShmDeviceType()
 
 void ShmDeviceType::describe(int device, strata_device_props_t& props) {
   check_device(device, false, "describe");
-  std::snprintf(props.name, sizeof props.name, "shared host memory of pid %d",
-                static_cast<int>(::getpid()));
+  // No pid or address: `strata info` in two processes must read alike.
+  std::snprintf(props.name, sizeof props.name, "host memory shared with this host's processes");
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGE_SIZE);
   props.memory_bytes = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * page : 0;
