@@ -20,12 +20,14 @@ class AllGatherMappedOperation final : public MappedOperation {
   void reduce(uint64_t) override {
     for (int j = 0; j < size(); ++j) {
       if (j == rank() && desc().in_place) continue;
-      sdk::copy_host(out() + static_cast<uint64_t>(j) * block_bytes_, peer_input(j),
-                     block_bytes_);
+      sdk::copy_host(out() + static_cast<uint64_t>(j) * block_bytes_,
+                     peer_input(j, block_bytes_), block_bytes_);
     }
   }
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
+  // Its copies write only this rank's output, which no peer reads.
+  bool picks_stores() const override { return false; }
 
   uint64_t block_bytes_;
 };

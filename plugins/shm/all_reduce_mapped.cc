@@ -9,7 +9,8 @@
 // In place, rank r overwrites only slice r of its input (which nobody else
 // reads) before every rank has reduced, and the other slices after. The
 // copies out take the stores the team's staging choice picked (streaming
-// ones skip taking back lines a peer has read: 1.2-1.8x faster from 8 MiB).
+// ones skip taking back lines a peer has read; docs/performance/shm.md,
+// "Mapped buffers", has the A/B).
 // The call is cut into chunks as the sliced algorithm's are, so a slice a
 // peer has just reduced is still in its cache when this rank copies it.
 #include <vector>
@@ -27,6 +28,7 @@ class AllReduceMappedOperation final : public MappedOperation {
   AllReduceMappedOperation(ShmTeam& team, const strata_call_t& call, uint64_t bytes,
                            uint64_t per_chunk)
       : MappedOperation(team, call, bytes, bytes, per_chunk),
+        bytes_(bytes),
         inputs_(static_cast<size_t>(team.size())),
         outputs_(static_cast<size_t>(team.size())),
         srcs_(static_cast<size_t>(team.size())) {}
@@ -35,7 +37,7 @@ class AllReduceMappedOperation final : public MappedOperation {
   Peers before_reduce() const override { return Peers::kAll; }
   void reduce(uint64_t chunk) override {
     if (chunk == 0) {
-      for (int j = 0; j < size(); ++j) inputs_[static_cast<size_t>(j)] = peer_input(j);
+      for (int j = 0; j < size(); ++j) inputs_[static_cast<size_t>(j)] = peer_input(j, bytes_);
     }
     const Slice mine = slice_of(length(chunk), elem(), size(), rank());
     const uint64_t at = (first(chunk) + mine.begin) * elem();
@@ -48,7 +50,7 @@ class AllReduceMappedOperation final : public MappedOperation {
   Peers before_gather() const override { return Peers::kAll; }
   void gather(uint64_t chunk) override {
     if (chunk == 0) {
-      for (int j = 0; j < size(); ++j) outputs_[static_cast<size_t>(j)] = peer_output(j);
+      for (int j = 0; j < size(); ++j) outputs_[static_cast<size_t>(j)] = peer_output(j, bytes_);
     }
     for (int j = 0; j < size(); ++j) {
       if (j == rank()) continue;
@@ -58,6 +60,7 @@ class AllReduceMappedOperation final : public MappedOperation {
     }
   }
 
+  uint64_t bytes_;
   // Every rank's buffers as mapped here, looked up at the first chunk.
   std::vector<const std::byte*> inputs_;
   std::vector<const std::byte*> outputs_;
@@ -81,17 +84,19 @@ class AllReduceMapped final : public MappedAlgorithm {
   }
 
   double cost(double bytes, int p) const override {
-    // Reduce 1/p from p inputs, copy the other (p-1)/p; three hand-offs
-    // (inputs ready, slices reduced, peers done).
-    return 3 * options().alpha + reduced(bytes) + copied(bytes * (p - 1) / p);
+    // Reduce 1/p from p inputs, copy the other (p-1)/p; two hand-offs per
+    // chunk (inputs ready, slices reduced) as sliced's, and one at the end
+    // (peers done).
+    return handoffs(bytes, 2) + options().alpha + reduced(bytes) + copied(bytes * (p - 1) / p);
   }
   double in_place_cost(double bytes, int /*p*/) const override {
     // In place, every line this rank writes was read by a peer in the call
     // before (its input is the peers' source): each write first takes the
     // line back from the peer's cache. Measured with 2 and 4 ranks, that
-    // put the sliced algorithm ahead from 256 KiB to 1 MiB and level above
-    // (docs/performance/shm.md, "Mapped buffers"): price it as one more copy
-    // of the buffer, so AUTO keeps sliced in place and mapped out of place.
+    // put the sliced algorithm ahead from 256 KiB to 1 MiB, and either one
+    // ahead in about half the sizes above (docs/performance/shm.md, "Mapped
+    // buffers"): price it as one more copy of the buffer, so AUTO keeps
+    // sliced in place and mapped out of place.
     return copied(bytes);
   }
 };

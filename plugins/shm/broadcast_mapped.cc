@@ -21,11 +21,13 @@ class BroadcastMappedOperation final : public MappedOperation {
   Peers before_reduce() const override { return root_ ? Peers::kNone : Peers::kRoot; }
   void reduce(uint64_t) override {
     if (root_ && desc().in_place) return;
-    sdk::copy_host(out(), peer_input(desc().root), bytes_);
+    sdk::copy_host(out(), peer_input(desc().root, bytes_), bytes_);
   }
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
   Peers after_last() const override { return root_ ? Peers::kAll : Peers::kNone; }
+  // Its copies write only this rank's output, which no peer reads.
+  bool picks_stores() const override { return false; }
 
   uint64_t bytes_;
   bool root_;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "peer_liveness.h"
+#include "shared_heap.h"
 #include "strata/sdk/error.h"
 #include "strata/sdk/types.h"
 
@@ -17,33 +18,56 @@ MappedOperation::MappedOperation(ShmTeam& team, const strata_call_t& call,
                                  : (call.desc->count > 0 ? 1 : 0),
                    per_chunk > 0 ? per_chunk : call.desc->count),
       input_(locate(in(), shared_input, "input")),
-      output_(locate(out(), shared_output, "output")) {}
+      output_(locate(out(), shared_output, "output")),
+      begun_(static_cast<size_t>(team.size()), false) {}
 
-Placement MappedOperation::locate(const std::byte* buffer, uint64_t bytes,
-                                  const char* which) const {
+Placement MappedOperation::locate(const std::byte* buffer, uint64_t bytes, const char* which) {
   if (bytes == 0) return {};
   if (auto placed = SharedHeap::instance().find(buffer, bytes)) return *placed;
   char address[32];
   std::snprintf(address, sizeof address, "%p", static_cast<const void*>(buffer));
-  throw sdk::InvalidArgument(
-      "shm " + std::string(sdk::op_name(desc().op)) + " (" + team().where() + "): the " + which +
-      " at " + address + " (" + std::to_string(bytes) +
+  const std::string why =
+      "the " + std::string(which) + " at " + address + " (" + std::to_string(bytes) +
       " bytes) is not shm_host memory; mapped algorithms read peers' buffers in place, so "
-      "every buffer must come from the shm_host device type's allocate");
+      "every buffer must come from the shm_host device type's allocate";
+  team().mark_broken(why);
+  throw sdk::InvalidArgument("shm " + std::string(sdk::op_name(desc().op)) + " (" +
+                             team().where() + "): " + why);
 }
 
 void MappedOperation::publish() {
   PublishedBuffers& mine = team().own().header().buffers;
   mine.heap_frees = SharedHeap::instance().frees();
+  mine.sequence = sequence();
+  mine.count = desc().count;
+  mine.op = desc().op;
+  mine.dtype = desc().dtype;
   mine.input = input_;
   mine.output = output_;
 }
 
-const std::byte* MappedOperation::peer_buffer(int rank, bool output) {
+const std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t length) {
   const PublishedBuffers& theirs = team().segment(rank).header().buffers;
+  const std::string who = "rank " + std::to_string(rank) + " (pid " +
+                          std::to_string(team().pid(rank)) + ")";
+  if (theirs.sequence != sequence() || theirs.op != desc().op || theirs.dtype != desc().dtype ||
+      theirs.count != desc().count) {
+    throw sdk::InvalidArgument(
+        who + " published a " + sdk::op_name(theirs.op) + " of " +
+        std::to_string(theirs.count) + " " +
+        sdk::dtype_name(theirs.dtype) + " as call " +
+        std::to_string(theirs.sequence) +
+        ", where this rank runs a " + sdk::op_name(desc().op) + " of " +
+        std::to_string(desc().count) + " " + sdk::dtype_name(desc().dtype) + " as call " +
+        std::to_string(sequence()) + ": every rank must make the same calls");
+  }
   try {
-    return team().peer_buffers().address(rank, team().pid(rank), theirs.heap_frees,
-                                         output ? theirs.output : theirs.input);
+    if (!begun_[static_cast<size_t>(rank)]) {
+      team().peer_buffers().begin_call(rank, theirs.heap_frees);
+      begun_[static_cast<size_t>(rank)] = true;
+    }
+    return team().peer_buffers().address(rank, team().pid(rank),
+                                         output ? theirs.output : theirs.input, length);
   } catch (const sdk::Error& e) {
     // A peer that died after publishing takes its descriptors with it:
     // that is the failure to name, not the open that found none.
@@ -51,17 +75,16 @@ const std::byte* MappedOperation::peer_buffer(int rank, bool output) {
       throw sdk::Error(STRATA_PEER_FAILED,
                        trouble + " before this rank could map the buffer it published");
     }
-    throw sdk::Error(e.code(), "rank " + std::to_string(rank) + " (pid " +
-                                   std::to_string(team().pid(rank)) + "): " + e.what());
+    throw sdk::Error(e.code(), who + ": " + e.what());
   }
 }
 
-const std::byte* MappedOperation::peer_input(int rank) {
-  return rank == this->rank() ? in() : peer_buffer(rank, false);
+const std::byte* MappedOperation::peer_input(int rank, uint64_t length) {
+  return rank == this->rank() ? in() : peer_buffer(rank, false, length);
 }
 
-const std::byte* MappedOperation::peer_output(int rank) {
-  return rank == this->rank() ? out() : peer_buffer(rank, true);
+const std::byte* MappedOperation::peer_output(int rank, uint64_t length) {
+  return rank == this->rank() ? out() : peer_buffer(rank, true, length);
 }
 
 }  // namespace strata::shm

@@ -14,8 +14,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
-#include "shared_heap.h"
+#include "placement.h"
 #include "shm_operation.h"
 
 namespace strata::shm {
@@ -35,17 +36,24 @@ class MappedOperation : public ShmOperation {
   Peers after_last() const override { return Peers::kAll; }
   void publish() final;
 
-  // Rank `rank`'s input and output as mapped here (this rank's own for
-  // rank()). Valid once that rank has staged this call's chunk.
-  const std::byte* peer_input(int rank);
-  const std::byte* peer_output(int rank);
+  // The first `length` bytes of rank `rank`'s input or output as mapped
+  // here (this rank's own for rank()), valid to the end of the call. Only
+  // once that rank has staged this call's first chunk. Throws when the
+  // rank published another call or shape (INVALID_ARGUMENT) or a buffer
+  // that cannot be mapped.
+  const std::byte* peer_input(int rank, uint64_t length);
+  const std::byte* peer_output(int rank, uint64_t length);
 
  private:
-  Placement locate(const std::byte* buffer, uint64_t bytes, const char* which) const;
-  const std::byte* peer_buffer(int rank, bool output);
+  // The buffer's placement, or INVALID_ARGUMENT, and the team broken: the
+  // check is of this rank's own pointer, so its peers have posted the call
+  // this rank cannot join.
+  Placement locate(const std::byte* buffer, uint64_t bytes, const char* which);
+  const std::byte* peer_buffer(int rank, bool output, uint64_t length);
 
   Placement input_;
   Placement output_;
+  std::vector<bool> begun_;  // per rank: PeerBuffers::begin_call made
 };
 
 }  // namespace strata::shm

@@ -14,9 +14,10 @@
 namespace strata::shm {
 namespace {
 
-// More distinct allocations of one peer than a training loop passes: past
-// it the mappings are dropped and made again, so a peer that allocates
-// afresh for every call does not pin all its old memory here.
+// More distinct allocations of one peer than are kept between calls: past
+// it the mappings are dropped and made again at the next call, so a peer
+// that allocates afresh for every call does not pin all its old memory
+// here.
 constexpr size_t kMostMappings = 64;
 
 }  // namespace
@@ -57,11 +58,7 @@ PeerBuffers::Mapping PeerBuffers::map(pid_t pid, const Placement& placed) {
   return {static_cast<std::byte*>(p), placed.bytes};
 }
 
-const std::byte* PeerBuffers::address(int rank, pid_t pid, uint64_t frees,
-                                      const Placement& placed) {
-  if (placed.id == 0) {
-    throw sdk::Error(STRATA_DATA_LOSS, "it published no shm_host buffer for this call");
-  }
+void PeerBuffers::begin_call(int rank, uint64_t frees) {
   Peer& peer = peers_[static_cast<size_t>(rank)];
   // Ids are never reused, so a mapping found by id is the right memory;
   // but one of an allocation the peer has freed would keep its memory
@@ -70,6 +67,22 @@ const std::byte* PeerBuffers::address(int rank, pid_t pid, uint64_t frees,
     unmap_all(peer);
     peer.frees = frees;
   }
+}
+
+const std::byte* PeerBuffers::address(int rank, pid_t pid, const Placement& placed,
+                                      uint64_t length) {
+  if (placed.id == 0) {
+    throw sdk::Error(STRATA_DATA_LOSS, "it published no shm_host buffer for this call");
+  }
+  if (placed.offset > placed.bytes || length > placed.length ||
+      length > placed.bytes - placed.offset) {
+    throw sdk::Error(STRATA_DATA_LOSS,
+                     "its shm_host buffer holds " + std::to_string(placed.length) +
+                         " bytes at offset " + std::to_string(placed.offset) + " of " +
+                         std::to_string(placed.bytes) + ", not the " + std::to_string(length) +
+                         " this call reads");
+  }
+  Peer& peer = peers_[static_cast<size_t>(rank)];
   auto it = peer.by_id.find(placed.id);
   if (it == peer.by_id.end()) it = peer.by_id.emplace(placed.id, map(pid, placed)).first;
   return it->second.base + placed.offset;

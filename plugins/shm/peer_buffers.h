@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "shared_heap.h"
+#include "placement.h"
 
 namespace strata::shm {
 
@@ -24,11 +24,16 @@ class PeerBuffers {
   PeerBuffers(const PeerBuffers&) = delete;
   PeerBuffers& operator=(const PeerBuffers&) = delete;
 
-  // The address here of the buffer `placed` names in rank `rank` (process
-  // `pid`), whose heap had freed `frees` allocations when it published it.
-  // Throws sdk::Error (UNAVAILABLE: the memfd cannot be opened or mapped;
-  // DATA_LOSS: the descriptor is no longer the allocation published).
-  const std::byte* address(int rank, pid_t pid, uint64_t frees, const Placement& placed);
+  // Once per call and peer, before its first address(): drops the peer's
+  // mappings if it has freed anything since they were made (`frees`, what
+  // it published for this call) or if there are more than a call needs.
+  // address() never unmaps, so what a call looked up stays valid to its end.
+  void begin_call(int rank, uint64_t frees);
+  // The address here of the first `length` bytes of the buffer `placed`
+  // names in rank `rank` (process `pid`). Throws sdk::Error (UNAVAILABLE:
+  // the memfd cannot be opened or mapped; DATA_LOSS: the descriptor is no
+  // longer the allocation published, or the buffer is shorter).
+  const std::byte* address(int rank, pid_t pid, const Placement& placed, uint64_t length);
 
   // Mappings held for `rank`, for tests.
   size_t mapped(int rank) const { return peers_[static_cast<size_t>(rank)].by_id.size(); }

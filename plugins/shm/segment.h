@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string>
 
-#include "shared_heap.h"
+#include "placement.h"
 #include "staging_choice.h"
 
 namespace strata::shm {
@@ -37,10 +37,15 @@ struct alignas(64) Box {
   std::byte payload[kBoxBytes];
 };
 
-// Where a rank's buffers of the current mapped call lie, and how many
-// allocations its heap had freed then (peer_buffers.h).
+// Where a rank's buffers of the current mapped call lie, how many
+// allocations its heap had freed then (peer_buffers.h), and the call they
+// are for: a peer reads them only for the same call and shape.
 struct PublishedBuffers {
   uint64_t heap_frees;
+  uint64_t sequence;
+  uint64_t count;
+  int32_t op;
+  int32_t dtype;
   Placement input;
   Placement output;
 };

@@ -10,6 +10,8 @@
 #ifndef STRATA_PLUGINS_SHM_SHARED_HEAP_H_
 #define STRATA_PLUGINS_SHM_SHARED_HEAP_H_
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -17,18 +19,9 @@
 #include <mutex>
 #include <optional>
 
-namespace strata::shm {
+#include "placement.h"
 
-// Where a buffer lies, as a peer needs it to map it: the allocation's
-// memfd (fd in the owner, and its inode to tell a reused descriptor from
-// the one published), the allocation's size and the buffer's offset in it.
-struct Placement {
-  uint64_t id = 0;      // unique in the owner for its lifetime; 0: none
-  uint64_t inode = 0;
-  int64_t fd = -1;
-  uint64_t bytes = 0;   // of the whole allocation (what a peer maps)
-  uint64_t offset = 0;  // of the buffer inside it
-};
+namespace strata::shm {
 
 class SharedHeap {
  public:
@@ -55,8 +48,13 @@ class SharedHeap {
     int fd;
     uint64_t bytes;
   };
+  // A child of fork() inherits the list and the descriptors but not the
+  // memory (MADV_DONTFORK): its first look forgets them (under mu_).
+  void forget_if_forked() const;
+
   mutable std::mutex mu_;
-  std::map<uintptr_t, Allocation> by_start_;
+  mutable pid_t owner_ = 0;
+  mutable std::map<uintptr_t, Allocation> by_start_;
   uint64_t next_id_ = 1;
   std::atomic<uint64_t> frees_{0};
 };

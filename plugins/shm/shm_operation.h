@@ -74,6 +74,9 @@ class ShmOperation : public sdk::Operation {
   // Runs in post() before the first stage: a mapped call writes where its
   // buffers lie into its segment's header. Must not throw.
   virtual void publish() {}
+  // Whether the call's copies take the team's staging choice (stage_copy):
+  // only such calls are timed for it (staging_choice.h).
+  virtual bool picks_stores() const { return true; }
 
   // How many chunks a stage may run ahead of the slowest peer: the slots,
   // or more for an algorithm that stages elsewhere (the boxes).
@@ -93,6 +96,7 @@ class ShmOperation : public sdk::Operation {
   void stage_copy(std::byte* slot, const std::byte* from, uint64_t bytes) const;
   bool streaming() const { return staging_.streaming; }
   const strata_call_desc_t& desc() const { return desc_; }
+  uint64_t sequence() const { return sequence_; }
   // The call's elements [first(c), first(c) + length(c)) are chunk c.
   uint64_t first(uint64_t chunk) const { return chunk * per_chunk_; }
   uint64_t length(uint64_t chunk) const {

@@ -12,10 +12,13 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "strata/sdk/error.h"
 #include "strata/sdk/host.h"
+#include "strata/sdk/types.h"
 
 namespace strata::shm::testing {
 namespace {
@@ -359,7 +362,9 @@ std::unique_ptr<sdk::Algorithm> make_mapped_algorithm(strata_op_t op, const ShmO
   switch (op) {
     case STRATA_ALL_REDUCE: return make_all_reduce_mapped(options, kAnyType);
     case STRATA_BROADCAST: return make_broadcast_mapped(options, kAnyType);
-    default: return make_all_gather_mapped(options, kAnyType);
+    case STRATA_ALL_GATHER: return make_all_gather_mapped(options, kAnyType);
+    default:
+      throw std::invalid_argument(std::string("shm has no mapped ") + sdk::op_name(op));
   }
 }
 

@@ -5,10 +5,12 @@
 // descriptor that no longer holds the buffer published. The calls
 // themselves run across processes in shm_reduce_test and shm_fault_test,
 // and in the conformance suite on shm_host devices.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -53,11 +55,13 @@ TEST(PeerBuffersTest, ReadsThePublishedBufferAndRemapsAfterAFree) {
   std::strcpy(a + 64, "first");
   const auto placed_a = heap().find(a + 64, 6);
   ASSERT_TRUE(placed_a.has_value());
-  const std::byte* seen = peers.address(1, ::getpid(), heap().frees(), *placed_a);
+  peers.begin_call(1, heap().frees());
+  const std::byte* seen = peers.address(1, ::getpid(), *placed_a, 6);
   EXPECT_NE(static_cast<const void*>(seen), static_cast<const void*>(a + 64)) << "a mapping of its own";
   EXPECT_STREQ(reinterpret_cast<const char*>(seen), "first");
   a[64] = 'F';  // the peer writes again: the same mapping sees it
-  EXPECT_EQ(peers.address(1, ::getpid(), heap().frees(), *placed_a), seen);
+  peers.begin_call(1, heap().frees());
+  EXPECT_EQ(peers.address(1, ::getpid(), *placed_a, 6), seen);
   EXPECT_STREQ(reinterpret_cast<const char*>(seen), "First");
   EXPECT_EQ(peers.mapped(1), 1u);
 
@@ -67,34 +71,68 @@ TEST(PeerBuffersTest, ReadsThePublishedBufferAndRemapsAfterAFree) {
   const auto placed_b = heap().find(b, 7);
   ASSERT_TRUE(placed_b.has_value());
   EXPECT_NE(placed_b->id, placed_a->id);
-  const std::byte* now = peers.address(1, ::getpid(), heap().frees(), *placed_b);
+  peers.begin_call(1, heap().frees());
+  EXPECT_EQ(peers.mapped(1), 0u) << "the freed allocation's mapping was kept";
+  const std::byte* now = peers.address(1, ::getpid(), *placed_b, 7);
   EXPECT_STREQ(reinterpret_cast<const char*>(now), "second");
-  EXPECT_EQ(peers.mapped(1), 1u) << "the freed allocation's mapping was kept";
   heap().free(b);
+}
+
+// A call may look up more buffers than the mappings kept between calls:
+// none is unmapped before the call ends, and the next call starts afresh.
+TEST(PeerBuffersTest, NothingACallLookedUpIsUnmappedBeforeItEnds) {
+  constexpr int kBuffers = 70;
+  PeerBuffers peers(2);
+  std::vector<char*> owned;
+  std::vector<const std::byte*> seen;
+  peers.begin_call(1, heap().frees());
+  for (int i = 0; i < kBuffers; ++i) {
+    owned.push_back(static_cast<char*>(heap().allocate(4096)));
+    owned.back()[0] = static_cast<char>('a' + i % 26);
+    seen.push_back(peers.address(1, ::getpid(), *heap().find(owned.back(), 1), 1));
+  }
+  EXPECT_EQ(peers.mapped(1), static_cast<size_t>(kBuffers));
+  for (int i = 0; i < kBuffers; ++i) {
+    EXPECT_EQ(static_cast<char>(*seen[static_cast<size_t>(i)]), 'a' + i % 26) << "buffer " << i;
+  }
+  peers.begin_call(1, heap().frees());
+  EXPECT_EQ(peers.mapped(1), 0u);
+  for (char* p : owned) heap().free(p);
 }
 
 TEST(PeerBuffersTest, ADescriptorThatNoLongerHoldsTheBufferIsRefused) {
   PeerBuffers peers(2);
   void* p = heap().allocate(4096);
-  auto placed = *heap().find(p, 4096);
-  placed.inode += 1;  // as if the descriptor had been reused by another file
-  try {
-    peers.address(1, ::getpid(), heap().frees(), placed);
-    ADD_FAILURE() << "a wrong inode was mapped";
-  } catch (const sdk::Error& e) {
-    EXPECT_EQ(e.code(), STRATA_DATA_LOSS);
-    EXPECT_NE(std::string(e.what()).find("is not the shm_host buffer it published"),
-              std::string::npos)
-        << e.what();
-  }
-  try {
-    peers.address(1, ::getpid(), heap().frees(), Placement{});
-    ADD_FAILURE() << "an empty placement was mapped";
-  } catch (const sdk::Error& e) {
-    EXPECT_EQ(e.code(), STRATA_DATA_LOSS);
-    EXPECT_NE(std::string(e.what()).find("published no shm_host buffer"), std::string::npos)
-        << e.what();
-  }
+  const Placement good = *heap().find(p, 4096);
+  const auto refused = [&](const Placement& placed, uint64_t length, const std::string& why) {
+    try {
+      peers.address(1, ::getpid(), placed, length);
+      ADD_FAILURE() << "mapped: " << why;
+    } catch (const sdk::Error& e) {
+      EXPECT_EQ(e.code(), STRATA_DATA_LOSS);
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  Placement other = good;
+  other.inode += 1;  // as if the descriptor had been reused by another file
+  refused(other, 4096, "is not the shm_host buffer it published");
+  refused(Placement{}, 1, "published no shm_host buffer");
+  refused(good, 4097, "holds 4096 bytes at offset 0 of 4096, not the 4097 this call reads");
+  heap().free(p);
+}
+
+// A forked child (a data-loader worker) inherits the heap's list but not
+// its memory: it must not find the parent's buffers.
+TEST(SharedHeapTest, AForkedChildFindsNoneOfItsParentsBuffers) {
+  void* p = heap().allocate(4096);
+  ASSERT_TRUE(heap().find(p, 1).has_value());
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(heap().find(p, 1).has_value() ? 1 : 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child found the parent's buffer";
+  EXPECT_TRUE(heap().find(p, 1).has_value()) << "the parent lost its own";
   heap().free(p);
 }
 

@@ -1,0 +1,152 @@
+// The mapped algorithms' failures across ranks (forked processes, as
+// shm_fault_test): ranks whose calls differ get a clear error and no read
+// past a peer's buffer; a rank whose buffer is not shm_host memory fails
+// at create and breaks its team, and its peers fail by their deadline
+// rather than pairing with its next call; a peer that died after
+// publishing a buffer nobody had mapped yet is named dead.
+#include <signal.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "shared_heap.h"
+#include "shm_harness.h"
+#include "strata/sdk/types.h"
+
+namespace strata::shm::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Teams of two: each test's calls differ on one rank.
+constexpr int kPair = 2;
+constexpr uint64_t kPairCount = 1000;
+constexpr milliseconds kPairFormation{3000};
+constexpr int kPairVictim = 1;
+
+float* shared_floats(uint64_t count, float value) {
+  auto* p = static_cast<float*>(SharedHeap::instance().allocate(count * sizeof(float)));
+  std::fill(p, p + count, value);
+  return p;
+}
+
+TEST(ShmMappedTeam, RanksWithDifferentCountsAreToldNotCrashed) {
+  Job job(kPair);
+  job.start([&](int r, FileStoreHost& host) {
+    auto algorithm = make_mapped_algorithm(STRATA_ALL_GATHER, test_options());
+    Rank rank(host, r, kPair, kPairFormation);
+    if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
+      job.report_from(r, "formation: " + o.message);
+      return 1;
+    }
+    // Rank 1 passes 256 times rank 0's count: read as rank 0's, it would
+    // run far past rank 0's allocation.
+    const uint64_t count = r == 0 ? 1024 : 256 * 1024;
+    float* in = shared_floats(count, 1.0f);
+    float* out = shared_floats(count * kPair, 0.0f);
+    const Outcome o = rank.call(*algorithm, STRATA_ALL_GATHER, STRATA_F32, STRATA_SUM, in, out,
+                                count, 0, milliseconds(5000));
+    job.report_from(r, std::to_string(o.code) + "|" + o.message);
+    return 0;
+  });
+  for (int r = 0; r < kPair; ++r) {
+    ASSERT_EQ(job.reap(r, milliseconds(20000)), 0) << "rank " << r << ": " << job.report(r);
+    const std::string report = job.report(r);
+    EXPECT_EQ(report.rfind(std::to_string(STRATA_INVALID_ARGUMENT) + "|", 0), 0u) << report;
+    EXPECT_NE(report.find("every rank must make the same calls"), std::string::npos) << report;
+    EXPECT_NE(report.find("all_gather of 1024 f32"), std::string::npos) << report;
+    EXPECT_NE(report.find("all_gather of 262144 f32"), std::string::npos) << report;
+  }
+}
+
+TEST(ShmMappedTeam, ABufferFromElsewhereFailsItsRankAndBreaksTheTeam) {
+  Job job(kPair);
+  job.start([&](int r, FileStoreHost& host) {
+    auto algorithm = make_mapped_algorithm(STRATA_ALL_REDUCE, test_options());
+    Rank rank(host, r, kPair, kPairFormation);
+    if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
+      job.report_from(r, "formation: " + o.message);
+      return 1;
+    }
+    std::vector<float> ordinary(kPairCount, 1.0f);
+    float* shared = shared_floats(kPairCount, 1.0f);
+    // Rank 1's first buffer is ordinary memory; its second is right.
+    float* first = r == 1 ? ordinary.data() : shared;
+    const Outcome failed = rank.call(*algorithm, STRATA_ALL_REDUCE, STRATA_F32, STRATA_SUM, first,
+                                     first, kPairCount, 0, milliseconds(1500));
+    const Outcome next = rank.call(*algorithm, STRATA_ALL_REDUCE, STRATA_F32, STRATA_SUM, shared,
+                                   shared, kPairCount, 0, milliseconds(1500));
+    job.report_from(r, std::to_string(failed.code) + "|" + failed.message + "|" +
+                           std::to_string(next.code) + "|" + next.message);
+    // Alive until both reported: rank 0 is to see a peer that runs on.
+    job.wait_released(milliseconds(20000));
+    return 0;
+  });
+  EXPECT_TRUE(job.release_after_reports({0, 1}, milliseconds(20000)));
+  for (int r = 0; r < kPair; ++r) {
+    ASSERT_EQ(job.reap(r, milliseconds(20000)), 0) << "rank " << r << ": " << job.report(r);
+  }
+  const std::string own = job.report(1);
+  EXPECT_EQ(own.rfind(std::to_string(STRATA_INVALID_ARGUMENT) + "|", 0), 0u) << own;
+  EXPECT_NE(own.find("the input at 0x"), std::string::npos) << own;
+  EXPECT_NE(own.find("is not shm_host memory"), std::string::npos) << own;
+  EXPECT_NE(own.find("an earlier call on this team failed"), std::string::npos)
+      << "rank 1's next call was not refused: " << own;
+  // Rank 0 waited for a rank that never joined its call: by the deadline,
+  // named, and its next call refused; never a result mixed from two calls.
+  const std::string peer = job.report(0);
+  EXPECT_EQ(peer.rfind(std::to_string(STRATA_TIMED_OUT) + "|", 0), 0u) << peer;
+  EXPECT_NE(peer.find("rank 1 (pid " + std::to_string(job.pid(1)) + ")"), std::string::npos)
+      << peer;
+  EXPECT_NE(peer.find("an earlier call on this team failed"), std::string::npos) << peer;
+}
+
+TEST(ShmMappedTeam, APeerThatDiedBeforeItsBufferWasMappedIsNamedDead) {
+  Job job(kPair);
+  job.start([&](int r, FileStoreHost& host) {
+    auto algorithm = make_mapped_algorithm(STRATA_ALL_GATHER, test_options());
+    Rank rank(host, r, kPair, kPairFormation);
+    if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
+      job.report_from(r, "formation: " + o.message);
+      return 1;
+    }
+    float* in = shared_floats(kPairCount, 1.0f);
+    float* out = shared_floats(kPairCount * kPair, 0.0f);
+    if (Outcome o = rank.call(*algorithm, STRATA_ALL_GATHER, STRATA_F32, STRATA_SUM, in, out,
+                              kPairCount, 0, milliseconds(5000));
+        o.code != STRATA_OK) {
+      job.report_from(r, "first call: " + o.message);
+      return 1;
+    }
+    if (r == kPairVictim) {
+      // New buffers, published by the post, then gone before anyone mapped them.
+      float* fresh_in = shared_floats(kPairCount, 2.0f);
+      float* fresh_out = shared_floats(kPairCount * kPair, 0.0f);
+      Outcome unused;
+      auto op = rank.post(*algorithm, STRATA_ALL_GATHER, STRATA_F32, STRATA_SUM, fresh_in,
+                          fresh_out, kPairCount, 0, milliseconds(5000), &unused);
+      ::raise(SIGKILL);
+      return 1;
+    }
+    job.wait_for("victim_reaped", milliseconds(20000));
+    const Outcome o = rank.call(*algorithm, STRATA_ALL_GATHER, STRATA_F32, STRATA_SUM, in, out,
+                                kPairCount, 0, milliseconds(5000));
+    job.report_from(r, std::to_string(o.code) + "|" + o.message);
+    return 0;
+  });
+  EXPECT_EQ(job.reap(kPairVictim, milliseconds(20000)), -SIGKILL);
+  job.signal("victim_reaped");
+  ASSERT_EQ(job.reap(0, milliseconds(20000)), 0) << job.report(0);
+  const std::string report = job.report(0);
+  EXPECT_EQ(report.rfind(std::to_string(STRATA_PEER_FAILED) + "|", 0), 0u) << report;
+  EXPECT_NE(report.find("rank 1 (pid " + std::to_string(job.pid(kPairVictim)) + ") died before this "
+                        "rank could map the buffer it published"),
+            std::string::npos)
+      << report;
+}
+
+}  // namespace
+}  // namespace strata::shm::testing
