@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "strata/sdk/error.h"
@@ -20,9 +22,12 @@ std::string heap_errno_text(const std::string& what) { return what + ": " + std:
 }  // namespace
 
 SharedHeap& SharedHeap::instance() {
-  // Never destroyed: a plugin's device table may free after static
-  // destructors ran in an exiting process.
-  static auto* heap = new SharedHeap;
+  // Never destroyed, since the device table's free may come after static
+  // destructors ran in an exiting process; and not on the heap, where it
+  // would read as a leak once the plugin is unloaded (its pointer goes
+  // with the plugin's memory).
+  alignas(SharedHeap) static std::byte storage[sizeof(SharedHeap)];
+  static SharedHeap* const heap = new (storage) SharedHeap;
   return *heap;
 }
 
