@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,15 +34,23 @@ float* shared_floats(uint64_t count, float value) {
   return p;
 }
 
+// `op`'s mapped algorithm with the pair's team formed on it, or nullptr
+// once the failure is reported.
+std::unique_ptr<sdk::Algorithm> form_pair(Rank& rank, strata_op_t op, Job& job, int r) {
+  auto algorithm = make_mapped_algorithm(op, test_options());
+  if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
+    job.report_from(r, "formation: " + o.message);
+    return nullptr;
+  }
+  return algorithm;
+}
+
 TEST(ShmMappedTeam, RanksWithDifferentCountsAreToldNotCrashed) {
   Job job(kPair);
   job.start([&](int r, FileStoreHost& host) {
-    auto algorithm = make_mapped_algorithm(STRATA_ALL_GATHER, test_options());
     Rank rank(host, r, kPair, kPairFormation);
-    if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
-      job.report_from(r, "formation: " + o.message);
-      return 1;
-    }
+    auto algorithm = form_pair(rank, STRATA_ALL_GATHER, job, r);
+    if (!algorithm) return 1;
     // Rank 1 passes 256 times rank 0's count: read as rank 0's, it would
     // run far past rank 0's allocation.
     const uint64_t count = r == 0 ? 1024 : 256 * 1024;
@@ -65,12 +74,9 @@ TEST(ShmMappedTeam, RanksWithDifferentCountsAreToldNotCrashed) {
 TEST(ShmMappedTeam, ABufferFromElsewhereFailsItsRankAndBreaksTheTeam) {
   Job job(kPair);
   job.start([&](int r, FileStoreHost& host) {
-    auto algorithm = make_mapped_algorithm(STRATA_ALL_REDUCE, test_options());
     Rank rank(host, r, kPair, kPairFormation);
-    if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
-      job.report_from(r, "formation: " + o.message);
-      return 1;
-    }
+    auto algorithm = form_pair(rank, STRATA_ALL_REDUCE, job, r);
+    if (!algorithm) return 1;
     std::vector<float> ordinary(kPairCount, 1.0f);
     float* shared = shared_floats(kPairCount, 1.0f);
     // Rank 1's first buffer is ordinary memory; its second is right.
@@ -107,12 +113,9 @@ TEST(ShmMappedTeam, ABufferFromElsewhereFailsItsRankAndBreaksTheTeam) {
 TEST(ShmMappedTeam, APeerThatDiedBeforeItsBufferWasMappedIsNamedDead) {
   Job job(kPair);
   job.start([&](int r, FileStoreHost& host) {
-    auto algorithm = make_mapped_algorithm(STRATA_ALL_GATHER, test_options());
     Rank rank(host, r, kPair, kPairFormation);
-    if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
-      job.report_from(r, "formation: " + o.message);
-      return 1;
-    }
+    auto algorithm = form_pair(rank, STRATA_ALL_GATHER, job, r);
+    if (!algorithm) return 1;
     float* in = shared_floats(kPairCount, 1.0f);
     float* out = shared_floats(kPairCount * kPair, 0.0f);
     if (Outcome o = rank.call(*algorithm, STRATA_ALL_GATHER, STRATA_F32, STRATA_SUM, in, out,
