@@ -13,23 +13,21 @@ namespace {
 class AllGatherMappedOperation final : public MappedOperation {
  public:
   AllGatherMappedOperation(ShmTeam& team, const strata_call_t& call, uint64_t block_bytes)
-      : MappedOperation(team, call, block_bytes, 0), block_bytes_(block_bytes) {}
+      : MappedOperation(team, call, block_bytes, 0) {}
 
  private:
   Peers before_reduce() const override { return Peers::kAll; }
   void reduce(uint64_t) override {
+    const uint64_t block = call_bytes();
     for (int j = 0; j < size(); ++j) {
       if (j == rank() && desc().in_place) continue;
-      sdk::copy_host(out() + static_cast<uint64_t>(j) * block_bytes_,
-                     peer_input(j, block_bytes_), block_bytes_);
+      sdk::copy_host(out() + static_cast<uint64_t>(j) * block, peer_input(j, block), block);
     }
   }
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
   // Its copies write only this rank's output, which no peer reads.
   bool picks_stores() const override { return false; }
-
-  uint64_t block_bytes_;
 };
 
 class AllGatherMapped final : public MappedAlgorithm {

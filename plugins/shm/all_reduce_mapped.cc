@@ -28,7 +28,6 @@ class AllReduceMappedOperation final : public MappedOperation {
   AllReduceMappedOperation(ShmTeam& team, const strata_call_t& call, uint64_t bytes,
                            uint64_t per_chunk)
       : MappedOperation(team, call, bytes, bytes, per_chunk),
-        bytes_(bytes),
         inputs_(static_cast<size_t>(team.size())),
         outputs_(static_cast<size_t>(team.size())),
         srcs_(static_cast<size_t>(team.size())) {}
@@ -37,7 +36,7 @@ class AllReduceMappedOperation final : public MappedOperation {
   Peers before_reduce() const override { return Peers::kAll; }
   void reduce(uint64_t chunk) override {
     if (chunk == 0) {
-      for (int j = 0; j < size(); ++j) inputs_[static_cast<size_t>(j)] = peer_input(j, bytes_);
+      for (int j = 0; j < size(); ++j) inputs_[static_cast<size_t>(j)] = peer_input(j, call_bytes());
     }
     const Slice mine = slice_of(length(chunk), elem(), size(), rank());
     const uint64_t at = (first(chunk) + mine.begin) * elem();
@@ -50,7 +49,7 @@ class AllReduceMappedOperation final : public MappedOperation {
   Peers before_gather() const override { return Peers::kAll; }
   void gather(uint64_t chunk) override {
     if (chunk == 0) {
-      for (int j = 0; j < size(); ++j) outputs_[static_cast<size_t>(j)] = peer_output(j, bytes_);
+      for (int j = 0; j < size(); ++j) outputs_[static_cast<size_t>(j)] = peer_output(j, call_bytes());
     }
     for (int j = 0; j < size(); ++j) {
       if (j == rank()) continue;
@@ -60,7 +59,6 @@ class AllReduceMappedOperation final : public MappedOperation {
     }
   }
 
-  uint64_t bytes_;
   // Every rank's buffers as mapped here, looked up at the first chunk.
   std::vector<const std::byte*> inputs_;
   std::vector<const std::byte*> outputs_;

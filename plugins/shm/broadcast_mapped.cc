@@ -14,14 +14,13 @@ class BroadcastMappedOperation final : public MappedOperation {
  public:
   BroadcastMappedOperation(ShmTeam& team, const strata_call_t& call, uint64_t bytes)
       : MappedOperation(team, call, call.desc->root == team.rank() ? bytes : 0, 0),
-        bytes_(bytes),
         root_(call.desc->root == team.rank()) {}
 
  private:
   Peers before_reduce() const override { return root_ ? Peers::kNone : Peers::kRoot; }
   void reduce(uint64_t) override {
     if (root_ && desc().in_place) return;
-    sdk::copy_host(out(), peer_input(desc().root, bytes_), bytes_);
+    sdk::copy_host(out(), peer_input(desc().root, call_bytes()), call_bytes());
   }
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
@@ -29,7 +28,6 @@ class BroadcastMappedOperation final : public MappedOperation {
   // Its copies write only this rank's output, which no peer reads.
   bool picks_stores() const override { return false; }
 
-  uint64_t bytes_;
   bool root_;
 };
 

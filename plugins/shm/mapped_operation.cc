@@ -48,12 +48,14 @@ void MappedOperation::publish() {
 
 const std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t length) {
   const PublishedBuffers& theirs = team().segment(rank).header().buffers;
-  const std::string who = "rank " + std::to_string(rank) + " (pid " +
-                          std::to_string(team().pid(rank)) + ")";
+  // Only a failure's message names the peer: no string on the way through.
+  const auto who = [&] {
+    return "rank " + std::to_string(rank) + " (pid " + std::to_string(team().pid(rank)) + ")";
+  };
   if (theirs.sequence != sequence() || theirs.op != desc().op || theirs.dtype != desc().dtype ||
       theirs.count != desc().count) {
     throw sdk::InvalidArgument(
-        who + " published a " + sdk::op_name(theirs.op) + " of " +
+        who() + " published a " + sdk::op_name(theirs.op) + " of " +
         std::to_string(theirs.count) + " " +
         sdk::dtype_name(theirs.dtype) + " as call " +
         std::to_string(theirs.sequence) +
@@ -75,7 +77,7 @@ const std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t le
       throw sdk::Error(STRATA_PEER_FAILED,
                        trouble + " before this rank could map the buffer it published");
     }
-    throw sdk::Error(e.code(), who + ": " + e.what());
+    throw sdk::Error(e.code(), who() + ": " + e.what());
   }
 }
 

@@ -35,6 +35,9 @@ class MappedOperation : public ShmOperation {
   void stage(uint64_t, std::byte*) final {}
   Peers after_last() const override { return Peers::kAll; }
   void publish() final;
+  // Bytes of this rank's input (all-gather: its block) and output, as
+  // count and dtype give them.
+  uint64_t call_bytes() const { return desc().count * elem(); }
 
   // The first `length` bytes of rank `rank`'s input or output as mapped
   // here (this rank's own for rank()), valid to the end of the call. Only

@@ -1,5 +1,6 @@
 #include "shm_algorithm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -57,12 +58,11 @@ std::optional<std::string> ShmAlgorithm::decline(const strata_call_desc_t& call)
 }
 
 std::optional<double> ShmAlgorithm::estimate(const strata_call_desc_t& call) const {
-  int p = call.team->process_count;
+  const int p = std::max(2, call.team->process_count);
   double bytes = static_cast<double>(call.count * sdk::dtype_size(call.dtype));
   if (call.op == STRATA_ALL_GATHER || call.op == STRATA_REDUCE_SCATTER) {
     bytes *= call.team->replica_count;
   }
-  p = p < 2 ? 2 : p;
   return cost(bytes, p) + (call.in_place != 0 ? in_place_cost(bytes, p) : 0);
 }
 
