@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <limits>
 #include <thread>
 
 #include "core/config/config.h"
@@ -72,6 +73,11 @@ TEST(PsProtocol, EveryBadMessageGetsAClearErrorNotACrash) {
   EXPECT_NE(error_of(server->handle(session, request(5, Op::kPull, "\x01"))).find("cut short"),
             std::string::npos);
   EXPECT_NE(error_of(server->handle(session, request(6, Op::kOk, ""))).find("not a request"),
+            std::string::npos);
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  EXPECT_NE(error_of(server->handle(session, request(7, Op::kPush,
+                                                     PayloadWriter().u32(0).i64(lowest).floats(two).take())))
+                .find("clocks start at 0"),
             std::string::npos);
   // Still serving, value untouched by the refused pushes.
   EXPECT_EQ(server->shard(0)->value, two);

@@ -151,6 +151,12 @@ StatusOr<std::string> ParameterServer::push(int worker, std::string_view payload
   info.worker = worker;
   info.clock_seen = r.i64("clock");
   STRATA_RETURN_IF_ERROR(r.reads_ok("push"));
+  // Clocks come from pull replies and count up from 0; a negative one would
+  // overflow the staleness arithmetic of the schemes that use it.
+  if (info.clock_seen < 0) {
+    return InvalidArgumentError("push of shard " + std::to_string(id) + " says it saw clock " +
+                                std::to_string(info.clock_seen) + "; clocks start at 0");
+  }
   STRATA_ASSIGN_OR_RETURN(ShardState * s, find_shard(id));
   std::vector<float> values = r.floats("pushed values", static_cast<int64_t>(s->value.size()));
   STRATA_RETURN_IF_ERROR(r.status("push of shard " + std::to_string(id)));
