@@ -23,7 +23,7 @@ class AllGatherCopyOperation final : public ShmOperation {
 
   bool stages() const override { return true; }
   void stage(uint64_t chunk, std::byte* slot) override {
-    stage_copy(slot, in() + first(chunk) * elem(), length(chunk) * elem());
+    copy_with_picked_stores(slot, in() + first(chunk) * elem(), length(chunk) * elem());
   }
   Peers before_reduce() const override { return Peers::kAll; }
   void reduce(uint64_t chunk) override {

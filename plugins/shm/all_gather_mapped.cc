@@ -1,10 +1,10 @@
 // shm/all_gather/mapped: on shm_host buffers, every rank copies every
 // peer's block straight from the peer's input into its output (its own
 // from its input, or not at all in place): one copy per byte received,
-// where the copy algorithm stages each block first.
+// where the copy algorithm stages each block first. The copies take the
+// stores the team found faster for outputs of this size (staging_choice.h).
 #include "mapped_operation.h"
 #include "shm_algorithm.h"
-#include "strata/sdk/host_copy.h"
 #include "strata/sdk/types.h"
 
 namespace strata::shm {
@@ -21,13 +21,11 @@ class AllGatherMappedOperation final : public MappedOperation {
     const uint64_t block = call_bytes();
     for (int j = 0; j < size(); ++j) {
       if (j == rank() && desc().in_place) continue;
-      sdk::copy_host(out() + static_cast<uint64_t>(j) * block, peer_input(j, block), block);
+      copy_with_picked_stores(out() + static_cast<uint64_t>(j) * block, peer_input(j, block), block);
     }
   }
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
-  // Its copies write only this rank's output, which no peer reads.
-  bool picks_stores() const override { return false; }
 };
 
 class AllGatherMapped final : public MappedAlgorithm {

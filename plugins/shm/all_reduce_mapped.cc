@@ -55,7 +55,7 @@ class AllReduceMappedOperation final : public MappedOperation {
       if (j == rank()) continue;
       const Slice s = slice_of(length(chunk), elem(), size(), j);
       const uint64_t at = (first(chunk) + s.begin) * elem();
-      stage_copy(out() + at, outputs_[static_cast<size_t>(j)] + at, s.size() * elem());
+      copy_with_picked_stores(out() + at, outputs_[static_cast<size_t>(j)] + at, s.size() * elem());
     }
   }
 

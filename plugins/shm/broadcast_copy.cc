@@ -32,7 +32,7 @@ class BroadcastCopyOperation final : public ShmOperation {
       std::memcpy(box(rank(), chunk), in() + first(chunk) * elem(), bytes);
       fill_box(chunk);
     } else {
-      stage_copy(slot, in() + first(chunk) * elem(), bytes);
+      copy_with_picked_stores(slot, in() + first(chunk) * elem(), bytes);
     }
   }
   Peers before_reduce() const override {

@@ -1,10 +1,11 @@
 // shm/broadcast/mapped: on shm_host buffers, every rank copies the root's
 // input straight into its output, one copy per byte where the copy
 // algorithm stages the root's first. The root ends once every reader is
-// done with its input; a reader ends as soon as it has copied.
+// done with its input; a reader ends as soon as it has copied, with the
+// stores the team found faster for copies into outputs of this size
+// (staging_choice.h).
 #include "mapped_operation.h"
 #include "shm_algorithm.h"
-#include "strata/sdk/host_copy.h"
 #include "strata/sdk/types.h"
 
 namespace strata::shm {
@@ -20,13 +21,11 @@ class BroadcastMappedOperation final : public MappedOperation {
   Peers before_reduce() const override { return root_ ? Peers::kNone : Peers::kRoot; }
   void reduce(uint64_t) override {
     if (root_ && desc().in_place) return;
-    sdk::copy_host(out(), peer_input(desc().root, call_bytes()), call_bytes());
+    copy_with_picked_stores(out(), peer_input(desc().root, call_bytes()), call_bytes());
   }
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
   Peers after_last() const override { return root_ ? Peers::kAll : Peers::kNone; }
-  // Its copies write only this rank's output, which no peer reads.
-  bool picks_stores() const override { return false; }
 
   bool root_;
 };

@@ -35,6 +35,7 @@ class MappedOperation : public ShmOperation {
   void stage(uint64_t, std::byte*) final {}
   Peers after_last() const override { return Peers::kAll; }
   void publish() final;
+  StoresInto stores_into() const final { return StoresInto::kOutput; }
   // Bytes of this rank's input (all-gather: its block) and output, as
   // count and dtype give them.
   uint64_t call_bytes() const { return desc().count * elem(); }

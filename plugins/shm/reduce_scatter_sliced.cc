@@ -25,7 +25,7 @@ class ReduceScatterSlicedOperation final : public ShmOperation {
   void stage(uint64_t chunk, std::byte* slot) override {
     for (int j = 0; j < size(); ++j) {
       const uint64_t block = static_cast<uint64_t>(j) * desc().count;
-      stage_copy(slot + static_cast<uint64_t>(j) * stride_,
+      copy_with_picked_stores(slot + static_cast<uint64_t>(j) * stride_,
                  in() + (block + first(chunk)) * elem(), length(chunk) * elem());
     }
   }

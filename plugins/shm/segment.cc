@@ -19,7 +19,7 @@ namespace strata::shm {
 namespace {
 
 constexpr uint64_t kPage = 4096;
-constexpr uint64_t kHeaderBytes = 8192;
+constexpr uint64_t kHeaderBytes = 16384;
 static_assert(sizeof(SegmentHeader) <= kHeaderBytes);
 static_assert(std::atomic_ref<uint64_t>::is_always_lock_free,
               "flags must be lock-free to work across processes");

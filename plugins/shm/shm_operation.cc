@@ -63,7 +63,7 @@ void ShmOperation::post() {
     throw;
   }
   base_ = team_.chunks_run();
-  if (picks_stores()) staging_ = team_.staging().pick(desc_.op, desc_.count * elem_);
+  staging_ = team_.staging().pick(desc_.op, desc_.count * elem_, stores_into());
   // No clock read yet unless the call is timed (64 KiB or more): a small
   // call whose peers keep up ends without one (each costs 25-30 ns here,
   // a tenth of such a call).
@@ -78,7 +78,7 @@ void ShmOperation::account(int64_t entered_ns) {
   busy_ns_ += sdk::Host::now_ns() - entered_ns;
   if (!done_) return;
   learned_ = true;
-  team_.staging().learn(desc_.op, desc_.count * elem_, staging_, busy_ns_);
+  team_.staging().learn(desc_.op, desc_.count * elem_, staging_, busy_ns_, stores_into());
 }
 
 void ShmOperation::start_clock(std::chrono::steady_clock::time_point now) {
@@ -204,11 +204,12 @@ bool ShmOperation::advance() {
   return true;
 }
 
-void ShmOperation::stage_copy(std::byte* slot, const std::byte* from, uint64_t bytes) const {
+void ShmOperation::copy_with_picked_stores(std::byte* to, const std::byte* from,
+                                           uint64_t bytes) const {
   if (staging_.streaming) {
-    sdk::copy_host_streaming(slot, from, bytes);
+    sdk::copy_host_streaming(to, from, bytes);
   } else {
-    sdk::copy_host(slot, from, bytes);
+    sdk::copy_host(to, from, bytes);
   }
 }
 

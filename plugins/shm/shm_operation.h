@@ -27,6 +27,7 @@
 
 #include "segment.h"
 #include "shm_team.h"
+#include "staging_choice.h"
 #include "strata/sdk/algorithm.h"
 #include "strata/sdk/host.h"
 
@@ -74,9 +75,10 @@ class ShmOperation : public sdk::Operation {
   // Runs in post() before the first stage: a mapped call writes where its
   // buffers lie into its segment's header. Must not throw.
   virtual void publish() {}
-  // Whether the call's copies take the team's staging choice (stage_copy):
-  // only such calls are timed for it (staging_choice.h).
-  virtual bool picks_stores() const { return true; }
+  // What the call's copies with the team's choice of stores
+  // (copy_with_picked_stores) write: each kind is timed apart
+  // (staging_choice.h).
+  virtual StoresInto stores_into() const { return StoresInto::kSlots; }
 
   // How many chunks a stage may run ahead of the slowest peer: the slots,
   // or more for an algorithm that stages elsewhere (the boxes).
@@ -91,9 +93,9 @@ class ShmOperation : public sdk::Operation {
     return team_.segment(rank).box_payload(base_ + chunk);
   }
   void fill_box(uint64_t chunk) const { team_.own().fill_box(base_ + chunk, base_ + chunk + 1); }
-  // Writes `bytes` of this rank's data into its slot, with the stores this
-  // call's staging choice picked (staging_choice.h).
-  void stage_copy(std::byte* slot, const std::byte* from, uint64_t bytes) const;
+  // Copies `bytes` into this rank's slot (or, mapped, its output) with the
+  // stores this call's staging choice picked (staging_choice.h).
+  void copy_with_picked_stores(std::byte* to, const std::byte* from, uint64_t bytes) const;
   bool streaming() const { return staging_.streaming; }
   const strata_call_desc_t& desc() const { return desc_; }
   uint64_t sequence() const { return sequence_; }

@@ -40,14 +40,14 @@ class SlicedReductionOperation final : public ShmOperation {
     const std::byte* from = in() + first(chunk) * elem();
     const uint64_t n = length(chunk);
     if (direct_) {
-      stage_copy(slot, from, n * elem());
+      copy_with_picked_stores(slot, from, n * elem());
       return;
     }
     // This rank reduces its own slice straight from its input: only the
     // slices the others reduce go through the segment.
     const Slice mine = slice_of(n, elem(), size(), rank());
-    stage_copy(slot, from, mine.begin * elem());
-    stage_copy(slot + mine.end * elem(), from + mine.end * elem(), (n - mine.end) * elem());
+    copy_with_picked_stores(slot, from, mine.begin * elem());
+    copy_with_picked_stores(slot + mine.end * elem(), from + mine.end * elem(), (n - mine.end) * elem());
   }
   Peers before_reduce() const override {
     return direct_ && !root_ ? Peers::kNone : Peers::kAll;
@@ -72,7 +72,7 @@ class SlicedReductionOperation final : public ShmOperation {
     if (shares_slice_ && !stream_slice) dsts[num_dsts++] = shared;
     reduce_into(dsts, num_dsts, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
                 desc().redop);
-    if (stream_slice) stage_copy(shared, output, mine.size() * elem());
+    if (stream_slice) copy_with_picked_stores(shared, output, mine.size() * elem());
   }
   Peers before_gather() const override {
     return !direct_ && root_ ? Peers::kAll : Peers::kNone;

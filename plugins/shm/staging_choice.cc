@@ -1,5 +1,6 @@
 #include "staging_choice.h"
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -13,6 +14,8 @@ namespace {
 // other store's stale estimate half way.
 constexpr double kWeight = 0.25;
 constexpr double kTrialWeight = 0.5;
+// A sample counts for at most this many times the estimate (staging_choice.h).
+constexpr double kLargestStep = 2.0;
 
 }  // namespace
 
@@ -27,19 +30,23 @@ int StagingChoice::class_of(uint64_t bytes) {
              : -1;
 }
 
-double StagingChoice::read(const StagingEstimates& e, strata_op_t op, int c, int store) {
+double StagingChoice::read(const StagingEstimates& e, int into, strata_op_t op, int c,
+                           int store) {
   // Written by another process while this one reads: 8-byte atomics are
   // address-free, as the segment's flags are.
-  return std::atomic_ref<const double>(e.ns_per_byte[op][c][store]).load(std::memory_order_relaxed);
+  return std::atomic_ref<const double>(e.ns_per_byte[into][op][c][store])
+      .load(std::memory_order_relaxed);
 }
 
-double StagingChoice::team_estimate(strata_op_t op, uint64_t bytes, bool streaming) const {
+double StagingChoice::team_estimate(strata_op_t op, uint64_t bytes, bool streaming,
+                                    StoresInto into) const {
   const int c = class_of(bytes);
   if (c < 0 || op < 0 || op >= STRATA_OP_COUNT) return 0;
+  const int i = static_cast<int>(into);
   double sum = 0;
   for (const StagingEstimates* rank : team_) {
-    const double cached = read(*rank, op, c, 0);
-    const double streamed = read(*rank, op, c, 1);
+    const double cached = read(*rank, i, op, c, 0);
+    const double streamed = read(*rank, i, op, c, 1);
     // A rank that has not measured both yet (it is a call behind) is left
     // out of both sums alike.
     if (cached > 0 && streamed > 0) sum += streaming ? streamed : cached;
@@ -47,16 +54,17 @@ double StagingChoice::team_estimate(strata_op_t op, uint64_t bytes, bool streami
   return sum;
 }
 
-StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes) {
+StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes, StoresInto into) {
   if (option_ != Staging::kAuto) return {option_ == Staging::kStreaming, false, false};
   const int c = class_of(bytes);
   if (c < 0 || op < 0 || op >= STRATA_OP_COUNT) return {};  // c < 0: under kSmallest
-  const uint64_t call = calls_[op][c]++;
+  if (into == StoresInto::kOutput && bytes < kSmallestOutput) return {};
+  const uint64_t call = calls_[static_cast<int>(into)][op][c]++;
   if (call == 0) return {false, false, false};  // first touch: not what stores cost
   if (call == 1) return {false, true, true};
   if (call == 2) return {true, true, true};
-  const double cached = team_estimate(op, bytes, false);
-  const double streaming = team_estimate(op, bytes, true);
+  const double cached = team_estimate(op, bytes, false, into);
+  const double streaming = team_estimate(op, bytes, true, into);
   // This rank learned calls 1 and 2 before posting this one, so the sums
   // hold at least its own figures; a failed call is never learned from.
   if (cached == 0 || streaming == 0) return {streaming == 0 && cached > 0, true, true};
@@ -65,13 +73,15 @@ StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes) {
   return {trial ? !faster : faster, true, trial};
 }
 
-void StagingChoice::learn(strata_op_t op, uint64_t bytes, const Pick& pick, int64_t ns) {
+void StagingChoice::learn(strata_op_t op, uint64_t bytes, const Pick& pick, int64_t ns,
+                          StoresInto into) {
   const int c = class_of(bytes);
   if (!pick.timed || c < 0 || op < 0 || op >= STRATA_OP_COUNT || ns <= 0) return;
-  double& slot = own_->ns_per_byte[op][c][pick.streaming ? 1 : 0];
+  double& slot = own_->ns_per_byte[static_cast<int>(into)][op][c][pick.streaming ? 1 : 0];
   std::atomic_ref<double> estimate(slot);
-  const double sample = static_cast<double>(ns) / static_cast<double>(bytes);
   const double old = estimate.load(std::memory_order_relaxed);
+  double sample = static_cast<double>(ns) / static_cast<double>(bytes);
+  if (old > 0) sample = std::min(sample, kLargestStep * old);
   const double weight = pick.trial ? kTrialWeight : kWeight;
   estimate.store(old == 0 ? sample : (1 - weight) * old + weight * sample,
                  std::memory_order_relaxed);

@@ -19,7 +19,21 @@
 // (not the caller's own work in between). Every rank publishes its
 // estimates in its segment (StagingEstimates) and decides on the sum over
 // the ranks, and all ranks make the same calls in the same order: so they
-// try, and keep, the same stores.
+// try, and keep, the same stores. A sample counts for at most twice the
+// estimate it updates: a call the scheduler preempted (tens of times its
+// usual time on a loaded host) must not make its store look slower for
+// dozens of calls, while a real change is still followed within a few.
+//
+// Mapped calls (mapped_operation.h) stage nothing, but their copies into
+// the rank's own output choose their stores the same way, timed apart from
+// the staging calls of the same op: there no peer reads the lines, and
+// streaming stores win once a call writes more than the caches keep (they
+// skip reading each destination line before overwriting it: 1.3-1.6x
+// faster from 8-16 MiB on the VMs we measure, slower below;
+// docs/performance/shm.md, "Output stores"). The size that flips it is the
+// last-level cache's share, which VMs misreport (this one's sysconf says
+// 320 MiB for a 32 MiB L3), so from kSmallestOutput up it is measured,
+// not computed.
 #ifndef STRATA_PLUGINS_SHM_STAGING_CHOICE_H_
 #define STRATA_PLUGINS_SHM_STAGING_CHOICE_H_
 
@@ -33,15 +47,21 @@ namespace strata::shm {
 
 enum class Staging { kAuto, kCached, kStreaming };
 
+// What a call's picked stores write: slots its peers read (the staging
+// algorithms), or the rank's own output (the mapped ones).
+enum class StoresInto { kSlots, kOutput };
+inline constexpr int kStoresIntoKinds = 2;
+
 // Size classes 2^16 (64 KiB) to 2^40 bytes; larger calls stage cached.
 inline constexpr int kStagingFirstClass = 16;
 inline constexpr int kStagingClasses = 25;
 
-// One rank's estimates, nanoseconds per byte by op, size class and store
-// ([0] cached, [1] streaming); 0: not measured. Written by its rank only,
-// read by every peer (through std::atomic_ref, as the segment's flags).
+// One rank's estimates, nanoseconds per byte by what the stores write
+// (StoresInto), op, size class and store ([0] cached, [1] streaming); 0:
+// not measured. Written by its rank only, read by every peer (through
+// std::atomic_ref, as the segment's flags).
 struct StagingEstimates {
-  double ns_per_byte[STRATA_OP_COUNT][kStagingClasses][2];
+  double ns_per_byte[kStoresIntoKinds][STRATA_OP_COUNT][kStagingClasses][2];
 };
 
 class StagingChoice {
@@ -54,6 +74,11 @@ class StagingChoice {
   // chunk waits for it, and a line from memory arrives later than one from
   // a cache.
   static constexpr uint64_t kSmallest = uint64_t{1} << kStagingFirstClass;
+  // Below this a mapped call's copies into its output are always cached:
+  // the caches hold the whole output, which the next call (or the caller)
+  // finds there, and streamed copies ran 1.5-3.5x slower in every run; a
+  // try one call in kExploreEvery would cost that much for nothing.
+  static constexpr uint64_t kSmallestOutput = uint64_t{4} << 20;
   static constexpr uint64_t kExploreEvery = 16;
 
   struct Pick {
@@ -62,22 +87,24 @@ class StagingChoice {
     bool trial = false;  // a try of the store not in favour: weighs more
   };
   // For the next call of `op` whose ranks each move `bytes` of their own.
-  Pick pick(strata_op_t op, uint64_t bytes);
+  Pick pick(strata_op_t op, uint64_t bytes, StoresInto into = StoresInto::kSlots);
   // The picked call kept this rank busy `ns` (post, test and wait).
-  void learn(strata_op_t op, uint64_t bytes, const Pick& pick, int64_t ns);
+  void learn(strata_op_t op, uint64_t bytes, const Pick& pick, int64_t ns,
+             StoresInto into = StoresInto::kSlots);
 
   // The team's nanoseconds per byte for `streaming` stores (the sum over
   // the ranks that measured both); 0: not measured (for tests).
-  double team_estimate(strata_op_t op, uint64_t bytes, bool streaming) const;
+  double team_estimate(strata_op_t op, uint64_t bytes, bool streaming,
+                       StoresInto into = StoresInto::kSlots) const;
 
  private:
   static int class_of(uint64_t bytes);  // -1: outside the classes
-  static double read(const StagingEstimates& e, strata_op_t op, int c, int store);
+  static double read(const StagingEstimates& e, int into, strata_op_t op, int c, int store);
 
   Staging option_;
   StagingEstimates* own_;
   std::vector<const StagingEstimates*> team_;
-  uint64_t calls_[STRATA_OP_COUNT][kStagingClasses] = {};
+  uint64_t calls_[kStoresIntoKinds][STRATA_OP_COUNT][kStagingClasses] = {};
 };
 
 }  // namespace strata::shm

@@ -3,8 +3,8 @@
 // job): fixed options and small calls are not timed; the first call of a
 // class is not timed; the team tries both stores, keeps the faster by the
 // sum of its ranks' times, tries the other every kExploreEvery calls, and
-// follows a change either way; every rank picks the same; ops and size
-// classes learn apart.
+// follows a change either way; every rank picks the same; ops, size
+// classes and what the stores write (slots or outputs) learn apart.
 #include "staging_choice.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +17,7 @@ namespace strata::shm {
 namespace {
 
 constexpr uint64_t kBytes = 1 << 20;
+constexpr uint64_t kOutputBytes = StagingChoice::kSmallestOutput;
 
 // Nanoseconds a call keeps `rank` busy with `streaming` stores.
 using Cost = std::function<int64_t(int rank, bool streaming)>;
@@ -33,18 +34,18 @@ class Team {
   // Plays `calls` calls of `op` and `bytes`; every rank must pick alike.
   // Returns how many streamed.
   int play(int calls, const Cost& cost, strata_op_t op = STRATA_ALL_GATHER,
-           uint64_t bytes = kBytes) {
+           uint64_t bytes = kBytes, StoresInto into = StoresInto::kSlots) {
     int streamed = 0;
     for (int i = 0; i < calls; ++i) {
       std::vector<StagingChoice::Pick> picks;
       picks.reserve(choices_.size());
-      for (auto& c : choices_) picks.push_back(c.pick(op, bytes));
+      for (auto& c : choices_) picks.push_back(c.pick(op, bytes, into));
       const StagingChoice::Pick first = picks.front();
       int r = 0;
       for (const StagingChoice::Pick& p : picks) {
         EXPECT_EQ(p.streaming, first.streaming) << "rank " << r << ", call " << i;
         EXPECT_EQ(p.trial, first.trial) << "rank " << r << ", call " << i;
-        choices_[static_cast<size_t>(r)].learn(op, bytes, p, cost(r, p.streaming));
+        choices_[static_cast<size_t>(r)].learn(op, bytes, p, cost(r, p.streaming), into);
         ++r;
       }
       streamed += first.streaming ? 1 : 0;
@@ -97,13 +98,37 @@ TEST(StagingChoiceTest, TheTeamFollowsAChangeEitherWay) {
   Team team(2);
   team.play(40, costs(1000, 3000));
   // The cores moved apart: cached now takes 5x as long. The store in use is
-  // timed every call, so the team streams within a few.
-  EXPECT_GE(team.play(40, costs(5000, 3000)), 34);
+  // timed every call and its estimate grows by up to a quarter a call (a
+  // sample counts for at most twice it), so the team streams within six.
+  EXPECT_GE(team.play(40, costs(5000, 3000)), 33);
   // They moved back: streaming, now in use, slows to 3000 while cached is
   // 1000 again, which only the tries show; within three tries the team
   // stages cached.
   team.play(48, costs(1000, 3000));
   EXPECT_LE(team.play(32, costs(1000, 3000)), 2) << "only the tries stream";
+}
+
+TEST(StagingChoiceTest, OnePreemptedCallDoesNotFlipTheChoice) {
+  Team team(2);
+  team.play(20, costs(1000, 3000));
+  // One call 100x its usual time (the scheduler took the core): counted
+  // as 2x, it leaves cached ahead, so only the try at 32 streams.
+  team.play(1, costs(100000, 3000));
+  EXPECT_EQ(team.play(19, costs(1000, 3000)), 1);
+}
+
+TEST(StagingChoiceTest, SmallOutputsAreAlwaysCachedAndNotTimed) {
+  Team team(1);
+  for (int i = 0; i < 40; ++i) {
+    const auto small =
+        team.rank(0).pick(STRATA_ALL_GATHER, StagingChoice::kSmallestOutput - 1, StoresInto::kOutput);
+    EXPECT_FALSE(small.streaming) << "call " << i;
+    EXPECT_FALSE(small.timed) << "call " << i;
+  }
+  // The same size staged into slots is timed and tried both ways.
+  EXPECT_EQ(team.play(3, costs(1000, 3000), STRATA_ALL_GATHER, StagingChoice::kSmallestOutput - 1,
+                      StoresInto::kSlots),
+            1);
 }
 
 TEST(StagingChoiceTest, RanksDecideOnTheTeamsSumAndPickAlike) {
@@ -130,6 +155,21 @@ TEST(StagingChoiceTest, OpsAndSizeClassesLearnApart) {
     EXPECT_TRUE(team.rank(r).pick(STRATA_ALL_GATHER, kBytes).streaming);
     EXPECT_TRUE(team.rank(r).pick(STRATA_ALL_REDUCE, 8 * kBytes).streaming);
   }
+}
+
+TEST(StagingChoiceTest, SlotsAndOutputsOfOneOpLearnApart) {
+  // A job may run the staging and the mapped broadcast (ordinary and
+  // shm_host buffers): what suits a slot its peers read says nothing about
+  // a copy into the rank's own output.
+  Team team(2);
+  team.play(20, costs(1000, 3000), STRATA_BROADCAST, kOutputBytes, StoresInto::kSlots);
+  team.play(20, costs(3000, 1000), STRATA_BROADCAST, kOutputBytes, StoresInto::kOutput);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_FALSE(team.rank(r).pick(STRATA_BROADCAST, kOutputBytes, StoresInto::kSlots).streaming);
+    EXPECT_TRUE(team.rank(r).pick(STRATA_BROADCAST, kOutputBytes, StoresInto::kOutput).streaming);
+  }
+  EXPECT_LT(team.rank(0).team_estimate(STRATA_BROADCAST, kOutputBytes, true, StoresInto::kOutput),
+            team.rank(0).team_estimate(STRATA_BROADCAST, kOutputBytes, false, StoresInto::kOutput));
 }
 
 }  // namespace
