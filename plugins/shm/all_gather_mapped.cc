@@ -26,6 +26,9 @@ class AllGatherMappedOperation final : public MappedOperation {
   }
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}
+  uint64_t output_bytes() const override {
+    return call_bytes() * static_cast<uint64_t>(size());
+  }
 };
 
 class AllGatherMapped final : public MappedAlgorithm {

@@ -7,10 +7,10 @@
 // copied, so every rank gets bit-identical results.
 //
 // In place, rank r overwrites only slice r of its input (which nobody else
-// reads) before every rank has reduced, and the other slices after. The
-// copies out take the stores the team's staging choice picked (streaming
-// ones skip taking back lines a peer has read; docs/performance/shm.md,
-// "Mapped buffers", has the A/B).
+// reads) before every rank has reduced, and the other slices after. From
+// 4 MiB the copies out take the stores the team found faster for them
+// (staging_choice.h; streaming ones skip taking back lines a peer has
+// read; docs/performance/shm.md, "Mapped buffers", has the A/B).
 // The call is cut into chunks as the sliced algorithm's are, so a slice a
 // peer has just reduced is still in its cache when this rank copies it.
 #include <vector>

@@ -63,7 +63,7 @@ void ShmOperation::post() {
     throw;
   }
   base_ = team_.chunks_run();
-  staging_ = team_.staging().pick(desc_.op, desc_.count * elem_, stores_into());
+  staging_ = team_.staging().pick(desc_.op, desc_.count * elem_, stores_into(), output_bytes());
   // No clock read yet unless the call is timed (64 KiB or more): a small
   // call whose peers keep up ends without one (each costs 25-30 ns here,
   // a tenth of such a call).

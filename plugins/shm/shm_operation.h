@@ -79,6 +79,10 @@ class ShmOperation : public sdk::Operation {
   // (copy_with_picked_stores) write: each kind is timed apart
   // (staging_choice.h).
   virtual StoresInto stores_into() const { return StoresInto::kSlots; }
+  // What a kOutput call writes into this rank's output, for staging_
+  // choice.h's kSmallestOutput: its count's bytes, unless the algorithm
+  // writes more (the mapped all-gather: p blocks).
+  virtual uint64_t output_bytes() const { return desc_.count * elem_; }
 
   // How many chunks a stage may run ahead of the slowest peer: the slots,
   // or more for an algorithm that stages elsewhere (the boxes).

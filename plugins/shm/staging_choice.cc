@@ -54,23 +54,25 @@ double StagingChoice::team_estimate(strata_op_t op, uint64_t bytes, bool streami
   return sum;
 }
 
-StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes, StoresInto into) {
-  if (option_ != Staging::kAuto) return {option_ == Staging::kStreaming, false, false};
+StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes, StoresInto into,
+                                        uint64_t output_bytes) {
+  if (option_ != Staging::kAuto) return {option_ == Staging::kStreaming, false, false, false};
   const int c = class_of(bytes);
   if (c < 0 || op < 0 || op >= STRATA_OP_COUNT) return {};  // c < 0: under kSmallest
-  if (into == StoresInto::kOutput && bytes < kSmallestOutput) return {};
+  if (into == StoresInto::kOutput && (output_bytes > 0 ? output_bytes : bytes) < kSmallestOutput) {
+    return {};
+  }
   const uint64_t call = calls_[static_cast<int>(into)][op][c]++;
-  if (call == 0) return {false, false, false};  // first touch: not what stores cost
-  if (call == 1) return {false, true, true};
-  if (call == 2) return {true, true, true};
+  if (call == 0) return {};  // first touch: not what stores cost
+  if (call <= kSeedingCalls) return {call % 2 == 0, true, true, true};
   const double cached = team_estimate(op, bytes, false, into);
   const double streaming = team_estimate(op, bytes, true, into);
-  // This rank learned calls 1 and 2 before posting this one, so the sums
-  // hold at least its own figures; a failed call is never learned from.
-  if (cached == 0 || streaming == 0) return {streaming == 0 && cached > 0, true, true};
+  // This rank learned the seeding calls before posting this one, so the
+  // sums hold at least its own figures; a failed call is never learned from.
+  if (cached == 0 || streaming == 0) return {streaming == 0 && cached > 0, true, true, false};
   const bool faster = streaming < cached;
   const bool trial = call % kExploreEvery == 0;
-  return {trial ? !faster : faster, true, trial};
+  return {trial ? !faster : faster, true, trial, false};
 }
 
 void StagingChoice::learn(strata_op_t op, uint64_t bytes, const Pick& pick, int64_t ns,
@@ -81,6 +83,10 @@ void StagingChoice::learn(strata_op_t op, uint64_t bytes, const Pick& pick, int6
   std::atomic_ref<double> estimate(slot);
   const double old = estimate.load(std::memory_order_relaxed);
   double sample = static_cast<double>(ns) / static_cast<double>(bytes);
+  if (pick.seeding) {
+    estimate.store(old == 0 ? sample : std::min(old, sample), std::memory_order_relaxed);
+    return;
+  }
   if (old > 0) sample = std::min(sample, kLargestStep * old);
   const double weight = pick.trial ? kTrialWeight : kWeight;
   estimate.store(old == 0 ? sample : (1 - weight) * old + weight * sample,

@@ -12,8 +12,10 @@
 //
 // So `staging: auto` (the default) measures, per op and power-of-two size
 // class of calls from kSmallest bytes: the first call (page faults, cold
-// buffers) is not timed, the next two are timed cached and then streaming,
-// then every call takes the store the whole team found faster so far, and
+// buffers) is not timed, the next four alternate cached and streaming
+// (each store's estimate starts from the lower of its two: one preempted
+// call cannot decide), then every call takes the store the whole team
+// found faster so far, and
 // every kExploreEvery-th call tries the other so a change of placement is
 // seen. A call's time is what this rank spent inside post, test and wait
 // (not the caller's own work in between). Every rank publishes its
@@ -26,11 +28,12 @@
 //
 // Mapped calls (mapped_operation.h) stage nothing, but their copies into
 // the rank's own output choose their stores the same way, timed apart from
-// the staging calls of the same op: there no peer reads the lines, and
-// streaming stores win once a call writes more than the caches keep (they
-// skip reading each destination line before overwriting it: 1.3-1.6x
-// faster from 8-16 MiB on the VMs we measure, slower below;
-// docs/performance/shm.md, "Output stores"). The size that flips it is the
+// the staging calls of the same op. A broadcast's or all-gather's output
+// no peer reads, and streaming stores win once a call writes more than
+// the caches keep: they skip reading each destination line before
+// overwriting it (docs/performance/shm.md, "Output stores"); a mapped
+// all-reduce's output lines were read by peers, which streaming stores
+// skip taking back. The size that flips it is the
 // last-level cache's share, which VMs misreport (this one's sysconf says
 // 320 MiB for a 32 MiB L3), so from kSmallestOutput up it is measured,
 // not computed.
@@ -81,13 +84,21 @@ class StagingChoice {
   static constexpr uint64_t kSmallestOutput = uint64_t{4} << 20;
   static constexpr uint64_t kExploreEvery = 16;
 
+  // Calls 1..kSeedingCalls alternate the stores before the team decides.
+  static constexpr uint64_t kSeedingCalls = 4;
+
   struct Pick {
     bool streaming = false;
-    bool timed = false;  // report the call's time to learn()
-    bool trial = false;  // a try of the store not in favour: weighs more
+    bool timed = false;    // report the call's time to learn()
+    bool trial = false;    // a try of the store not in favour: weighs more
+    bool seeding = false;  // one of the first samples: the lower one counts
   };
-  // For the next call of `op` whose ranks each move `bytes` of their own.
-  Pick pick(strata_op_t op, uint64_t bytes, StoresInto into = StoresInto::kSlots);
+  // For the next call of `op` whose ranks each move `bytes` of their own
+  // (the size class). `output_bytes`: what a kOutput call writes into the
+  // rank's output (an all-gather's p blocks; 0: `bytes`), which decides
+  // against kSmallestOutput.
+  Pick pick(strata_op_t op, uint64_t bytes, StoresInto into = StoresInto::kSlots,
+            uint64_t output_bytes = 0);
   // The picked call kept this rank busy `ns` (post, test and wait).
   void learn(strata_op_t op, uint64_t bytes, const Pick& pick, int64_t ns,
              StoresInto into = StoresInto::kSlots);

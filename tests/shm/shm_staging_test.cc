@@ -82,16 +82,25 @@ TEST(StagingChoiceTest, TheFirstCallIsNotTimedThenBothAreTriedThenTheFasterKept)
   const auto first = team.rank(0).pick(STRATA_BROADCAST, kBytes);
   EXPECT_FALSE(first.timed) << "page faults and cold buffers are not what stores cost";
   team.rank(1).pick(STRATA_BROADCAST, kBytes);
-  // Calls 1 (cached) and 2 (streaming) are tried; cached is faster: of the
-  // 62 calls 1..62, only call 2 and the tries at 16, 32 and 48 stream.
-  EXPECT_EQ(team.play(62, costs(1000, 3000), STRATA_BROADCAST), 4);
+  // Calls 1-4 alternate cached and streaming; cached is faster: of the 62
+  // calls 1..62, only calls 2 and 4 and the tries at 16, 32 and 48 stream.
+  EXPECT_EQ(team.play(62, costs(1000, 3000), STRATA_BROADCAST), 5);
 }
 
 TEST(StagingChoiceTest, AWarmUpOutlierOnTheFirstCallDoesNotDecide) {
   Team team(2);
   // Were call 0 timed, its 10x would make cached look slower for long.
   team.play(1, costs(10000, 1200));
-  EXPECT_EQ(team.play(40, costs(1000, 1200)), 3) << "streamed: call 2 and the tries at 16, 32";
+  EXPECT_EQ(team.play(40, costs(1000, 1200)), 4) << "streamed: calls 2, 4 and the tries at 16, 32";
+}
+
+TEST(StagingChoiceTest, APreemptedFirstSampleDoesNotDecide) {
+  Team team(2);
+  team.play(1, costs(1000, 3000));  // call 0: not timed
+  // Call 1, cached, 100x its usual time; call 3's sample, the lower,
+  // seeds cached's estimate.
+  team.play(1, costs(100000, 3000));
+  EXPECT_EQ(team.play(40, costs(1000, 3000)), 4) << "streamed: calls 2, 4 and the tries at 16, 32";
 }
 
 TEST(StagingChoiceTest, TheTeamFollowsAChangeEitherWay) {
@@ -125,6 +134,11 @@ TEST(StagingChoiceTest, SmallOutputsAreAlwaysCachedAndNotTimed) {
     EXPECT_FALSE(small.streaming) << "call " << i;
     EXPECT_FALSE(small.timed) << "call " << i;
   }
+  // A mapped all-gather's block under the cut, whose output of 4 blocks
+  // reaches it, is timed (from the class's second call).
+  const uint64_t block = StagingChoice::kSmallestOutput / 4;
+  team.rank(0).pick(STRATA_ALL_GATHER, block, StoresInto::kOutput, 4 * block);
+  EXPECT_TRUE(team.rank(0).pick(STRATA_ALL_GATHER, block, StoresInto::kOutput, 4 * block).timed);
   // The same size staged into slots is timed and tried both ways.
   EXPECT_EQ(team.play(3, costs(1000, 3000), STRATA_ALL_GATHER, StagingChoice::kSmallestOutput - 1,
                       StoresInto::kSlots),
@@ -139,7 +153,7 @@ TEST(StagingChoiceTest, RanksDecideOnTheTeamsSumAndPickAlike) {
     if (rank == 0) return streaming ? 1000 : 1100;
     return streaming ? 3000 : 1000;
   };
-  EXPECT_EQ(team.play(40, mixed), 3);
+  EXPECT_EQ(team.play(40, mixed), 4);
   EXPECT_LT(team.rank(0).team_estimate(STRATA_ALL_GATHER, kBytes, false),
             team.rank(0).team_estimate(STRATA_ALL_GATHER, kBytes, true));
 }
