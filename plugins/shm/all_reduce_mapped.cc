@@ -8,7 +8,7 @@
 //
 // In place, rank r overwrites only slice r of its input (which nobody else
 // reads) before every rank has reduced, and the other slices after. From
-// 4 MiB the copies out take the stores the team found faster for them
+// 8 MiB the copies out take the stores the team found faster for them
 // (staging_choice.h; streaming ones skip taking back lines a peer has
 // read; docs/performance/shm.md, "Mapped buffers", has the A/B).
 // The call is cut into chunks as the sliced algorithm's are, so a slice a

@@ -79,9 +79,9 @@ class StagingChoice {
   static constexpr uint64_t kSmallest = uint64_t{1} << kStagingFirstClass;
   // Below this a mapped call's copies into its output are always cached:
   // the caches hold the whole output, which the next call (or the caller)
-  // finds there, and streamed copies ran 1.5-3.5x slower in every run; a
-  // try one call in kExploreEvery would cost that much for nothing.
-  static constexpr uint64_t kSmallestOutput = uint64_t{4} << 20;
+  // finds there, and streamed copies ran 1.7-3.5x slower up to 4 MiB and
+  // no faster at 8 MiB; the tries would cost that much for nothing.
+  static constexpr uint64_t kSmallestOutput = uint64_t{8} << 20;
   static constexpr uint64_t kExploreEvery = 16;
 
   // Calls 1..kSeedingCalls alternate the stores before the team decides.
