@@ -46,7 +46,7 @@ void MappedOperation::publish() {
   mine.output = output_;
 }
 
-const std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t length) {
+std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t length) {
   const PublishedBuffers& theirs = team().segment(rank).header().buffers;
   // Only a failure's message names the peer: no string on the way through.
   const auto who = [&] {
@@ -85,7 +85,7 @@ const std::byte* MappedOperation::peer_input(int rank, uint64_t length) {
   return rank == this->rank() ? in() : peer_buffer(rank, false, length);
 }
 
-const std::byte* MappedOperation::peer_output(int rank, uint64_t length) {
+std::byte* MappedOperation::peer_output(int rank, uint64_t length) {
   return rank == this->rank() ? out() : peer_buffer(rank, true, length);
 }
 

@@ -1,14 +1,15 @@
 // A call on shm_host buffers (shm_device_type.h): each rank publishes in
 // its segment's header where its buffers lie (publish(), before its first
-// `staged`), and its peers read them in place, through their own mappings
-// of the allocations (peer_buffers.h). Nothing is staged: a byte that
-// another rank needs is read once, from where the user put it.
+// `staged`), and its peers read them in place (the all-reduce also writes
+// their outputs), through their own mappings of the allocations
+// (peer_buffers.h). Nothing is staged: a byte that another rank needs is
+// read once, from where the user put it.
 //
 // There is nothing staged to pipeline, so a call is one chunk, unless the
-// algorithm cuts it to keep what a peer reads next in cache (all-reduce).
+// algorithm cuts it to keep what it writes next in cache (all-reduce).
 // The call ends only once every peer is `done` (after_last): until then a
-// peer may still read this rank's buffers, which the caller may reuse as
-// soon as the call returns.
+// peer may still read or write this rank's buffers, which the caller may
+// reuse as soon as the call returns.
 #ifndef STRATA_PLUGINS_SHM_MAPPED_OPERATION_H_
 #define STRATA_PLUGINS_SHM_MAPPED_OPERATION_H_
 
@@ -46,14 +47,14 @@ class MappedOperation : public ShmOperation {
   // rank published another call or shape (INVALID_ARGUMENT) or a buffer
   // that cannot be mapped.
   const std::byte* peer_input(int rank, uint64_t length);
-  const std::byte* peer_output(int rank, uint64_t length);
+  std::byte* peer_output(int rank, uint64_t length);
 
  private:
   // The buffer's placement, or INVALID_ARGUMENT, and the team broken: the
   // check is of this rank's own pointer, so its peers have posted the call
   // this rank cannot join.
   Placement locate(const std::byte* buffer, uint64_t bytes, const char* which);
-  const std::byte* peer_buffer(int rank, bool output, uint64_t length);
+  std::byte* peer_buffer(int rank, bool output, uint64_t length);
 
   Placement input_;
   Placement output_;

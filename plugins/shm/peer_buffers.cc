@@ -33,7 +33,7 @@ void PeerBuffers::unmap_all(Peer& peer) {
 
 PeerBuffers::Mapping PeerBuffers::map(pid_t pid, const Placement& placed) {
   const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(placed.fd);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) {
     throw sdk::Error(STRATA_UNAVAILABLE,
                      "cannot open its shm_host buffer at " + path + ": " + std::strerror(errno));
@@ -47,7 +47,7 @@ PeerBuffers::Mapping PeerBuffers::map(pid_t pid, const Placement& placed) {
                                            std::to_string(placed.bytes) +
                                            " bytes): was it freed during the call?");
   }
-  void* p = ::mmap(nullptr, placed.bytes, PROT_READ, MAP_SHARED, fd, 0);
+  void* p = ::mmap(nullptr, placed.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   const int mmap_errno = errno;
   ::close(fd);
   if (p == MAP_FAILED) {
@@ -69,8 +69,7 @@ void PeerBuffers::begin_call(int rank, uint64_t frees) {
   }
 }
 
-const std::byte* PeerBuffers::address(int rank, pid_t pid, const Placement& placed,
-                                      uint64_t length) {
+std::byte* PeerBuffers::address(int rank, pid_t pid, const Placement& placed, uint64_t length) {
   if (placed.id == 0) {
     throw sdk::Error(STRATA_DATA_LOSS, "it published no shm_host buffer for this call");
   }
@@ -80,7 +79,7 @@ const std::byte* PeerBuffers::address(int rank, pid_t pid, const Placement& plac
                      "its shm_host buffer holds " + std::to_string(placed.length) +
                          " bytes at offset " + std::to_string(placed.offset) + " of " +
                          std::to_string(placed.bytes) + ", not the " + std::to_string(length) +
-                         " this call reads");
+                         " this call uses");
   }
   Peer& peer = peers_[static_cast<size_t>(rank)];
   auto it = peer.by_id.find(placed.id);

@@ -1,8 +1,9 @@
 // A team's mappings of its peers' shm_host buffers (shared_heap.h): a
 // mapped call finds a peer's input or output through the Placement the peer
 // published for the call, maps that allocation's memfd through
-// /proc/<pid>/fd (read-only: mapped algorithms only read peers' buffers)
-// once, and reuses the mapping while the peer has freed nothing since.
+// /proc/<pid>/fd once (writable: the mapped all-reduce writes its reduced
+// slice into its peers' outputs), and reuses the mapping while the peer has
+// freed nothing since.
 #ifndef STRATA_PLUGINS_SHM_PEER_BUFFERS_H_
 #define STRATA_PLUGINS_SHM_PEER_BUFFERS_H_
 
@@ -33,7 +34,7 @@ class PeerBuffers {
   // names in rank `rank` (process `pid`). Throws sdk::Error (UNAVAILABLE:
   // the memfd cannot be opened or mapped; DATA_LOSS: the descriptor is no
   // longer the allocation published, or the buffer is shorter).
-  const std::byte* address(int rank, pid_t pid, const Placement& placed, uint64_t length);
+  std::byte* address(int rank, pid_t pid, const Placement& placed, uint64_t length);
 
   // Mappings held for `rank`, for tests.
   size_t mapped(int rank) const { return peers_[static_cast<size_t>(rank)].by_id.size(); }

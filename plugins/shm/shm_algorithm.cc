@@ -63,7 +63,7 @@ std::optional<double> ShmAlgorithm::estimate(const strata_call_desc_t& call) con
   if (call.op == STRATA_ALL_GATHER || call.op == STRATA_REDUCE_SCATTER) {
     bytes *= call.team->replica_count;
   }
-  return cost(bytes, p) + (call.in_place != 0 ? in_place_cost(bytes, p) : 0);
+  return cost(bytes, p);
 }
 
 double ShmAlgorithm::handoffs(double bytes, int per_chunk) const {

@@ -36,8 +36,6 @@ class ShmAlgorithm : public sdk::Algorithm {
   // Seconds for `bytes` per process (the larger side for all_gather and
   // reduce_scatter) on `p` processes.
   virtual double cost(double bytes, int p) const = 0;
-  // What running in place adds to cost(); nothing unless an algorithm says.
-  virtual double in_place_cost(double /*bytes*/, int /*p*/) const { return 0; }
 
   // A reason to decline buffers of this device type; none by default (any
   // host-accessible memory).

@@ -117,7 +117,7 @@ TEST(PeerBuffersTest, ADescriptorThatNoLongerHoldsTheBufferIsRefused) {
   other.inode += 1;  // as if the descriptor had been reused by another file
   refused(other, 4096, "is not the shm_host buffer it published");
   refused(Placement{}, 1, "published no shm_host buffer");
-  refused(good, 4097, "holds 4096 bytes at offset 0 of 4096, not the 4097 this call reads");
+  refused(good, 4097, "holds 4096 bytes at offset 0 of 4096, not the 4097 this call uses");
   heap().free(p);
 }
 
@@ -137,8 +137,8 @@ TEST(SharedHeapTest, AForkedChildFindsNoneOfItsParentsBuffers) {
 }
 
 // What AUTO ranks on shm_host buffers (the cost model, README.md): the
-// mapped algorithms from a few KiB up, the staging ones below; an
-// all-reduce in place stays sliced.
+// mapped algorithms from a few KiB up, in place and out of place, the
+// staging ones below.
 TEST(MappedCostTest, AutoTakesMappedWhereItSavesACopy) {
   const ShmOptions options;
   strata_device_t device{0, 0};
@@ -161,12 +161,12 @@ TEST(MappedCostTest, AutoTakesMappedWhereItSavesACopy) {
   constexpr uint64_t kOneMiB = 1 << 18;  // of f32 elements
   auto sliced = make_all_reduce_sliced(options);
   auto mapped = make_all_reduce_mapped(options, 0);
-  EXPECT_LT(seconds(*mapped, STRATA_ALL_REDUCE, kOneMiB, false),
-            seconds(*sliced, STRATA_ALL_REDUCE, kOneMiB, false));
-  EXPECT_GT(seconds(*mapped, STRATA_ALL_REDUCE, kOneMiB, true),
-            seconds(*sliced, STRATA_ALL_REDUCE, kOneMiB, true));
-  EXPECT_GT(seconds(*mapped, STRATA_ALL_REDUCE, 2, false),
-            seconds(*sliced, STRATA_ALL_REDUCE, 2, false));
+  for (const bool in_place : {false, true}) {
+    EXPECT_LT(seconds(*mapped, STRATA_ALL_REDUCE, kOneMiB, in_place),
+              seconds(*sliced, STRATA_ALL_REDUCE, kOneMiB, in_place));
+    EXPECT_GT(seconds(*mapped, STRATA_ALL_REDUCE, 2, in_place),
+              seconds(*sliced, STRATA_ALL_REDUCE, 2, in_place));
+  }
   for (const bool in_place : {false, true}) {
     auto copy = make_broadcast_copy(options);
     auto read = make_broadcast_mapped(options, 0);

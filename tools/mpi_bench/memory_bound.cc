@@ -43,9 +43,8 @@ double single_copy_traffic_bytes(BenchOp op, uint64_t bytes, int world, bool in_
   const double p = world;
   switch (op) {
     // Rank r reads slice r of every input (S/p each) and writes its
-    // reduced slice (S/p), then reads the p-1 other reduced slices where
-    // they lie and writes them to its output ((p-1)S/p each way).
-    case BenchOp::kAllReduce: return (3 * p - 1) * s;
+    // reduced slice into every output (S/p each).
+    case BenchOp::kAllReduce: return 2 * p * s;
     // Every rank but the root reads S and writes it; out of place the root
     // copies its own too.
     case BenchOp::kBroadcast: return (in_place ? 2 * (p - 1) : 2 * p) * s;
@@ -57,7 +56,7 @@ double single_copy_traffic_bytes(BenchOp op, uint64_t bytes, int world, bool in_
 }
 
 const char* single_copy_formula(BenchOp op, bool in_place) {
-  if (op == BenchOp::kAllReduce) return "(3p - 1) S";
+  if (op == BenchOp::kAllReduce) return "2p S";
   return in_place ? "2(p - 1) S" : "2p S";
 }
 

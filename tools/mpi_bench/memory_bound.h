@@ -23,7 +23,7 @@ const char* bound_formula(BenchOp op, bool in_place);
 // The least any transport moves: every byte a rank takes in read once
 // where it lies and written once where it goes (vader's kernel copy, shm's
 // mapped algorithms), nothing staged:
-//   all_reduce (3p - 1) S;  broadcast and all_gather 2(p - 1) S in place,
+//   all_reduce 2p S;  broadcast and all_gather 2(p - 1) S in place,
 //   2p S out of place.  0 for one rank.
 double single_copy_traffic_bytes(BenchOp op, uint64_t bytes, int world, bool in_place);
 const char* single_copy_formula(BenchOp op, bool in_place);
