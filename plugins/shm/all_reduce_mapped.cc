@@ -12,8 +12,11 @@
 // rank r reads all its sources before it writes them (in place the
 // sources are the outputs), so no rank waits for another's reduction. A
 // rank's call ends only once every peer is done, so no peer writes into
-// its output after the call returns. From 8 MiB the writes take the stores
-// the team found faster for outputs (staging_choice.h).
+// its output after the call returns; a rank that gives up its call (fails,
+// or is aborted) withdraws its buffers, and a peer checks that before each
+// chunk it writes (one chunk's copy may still land after the withdrawal).
+// From 8 MiB the writes take the stores the team found faster for outputs
+// (staging_choice.h).
 // The call is cut into chunks as the sliced algorithm's are, so the slice
 // just reduced is still in cache when it is written out.
 #include <vector>
@@ -54,6 +57,7 @@ class AllReduceMappedOperation final : public MappedOperation {
                 desc().redop);
     for (int j = 0; j < size(); ++j) {
       if (j == rank()) continue;
+      check_still_in_call(j);
       copy_with_picked_stores(outputs_[static_cast<size_t>(j)] + at, reduced, mine.size() * elem());
     }
   }

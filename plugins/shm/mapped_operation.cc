@@ -1,5 +1,6 @@
 #include "mapped_operation.h"
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
@@ -28,7 +29,7 @@ Placement MappedOperation::locate(const std::byte* buffer, uint64_t bytes, const
   std::snprintf(address, sizeof address, "%p", static_cast<const void*>(buffer));
   const std::string why =
       "the " + std::string(which) + " at " + address + " (" + std::to_string(bytes) +
-      " bytes) is not shm_host memory; mapped algorithms read peers' buffers in place, so "
+      " bytes) is not shm_host memory; mapped algorithms use peers' buffers in place, so "
       "every buffer must come from the shm_host device type's allocate";
   team().mark_broken(why);
   throw sdk::InvalidArgument("shm " + std::string(sdk::op_name(desc().op)) + " (" +
@@ -46,16 +47,31 @@ void MappedOperation::publish() {
   mine.output = output_;
 }
 
+void MappedOperation::withdraw() {
+  // Peers read the field while this rank writes it: atomic on both sides.
+  std::atomic_ref<uint64_t>(team().own().header().buffers.withdrawn)
+      .store(sequence() + 1, std::memory_order_release);
+}
+
+std::string MappedOperation::who(int rank) const {
+  return "rank " + std::to_string(rank) + " (pid " + std::to_string(team().pid(rank)) + ")";
+}
+
+void MappedOperation::check_still_in_call(int rank) const {
+  PublishedBuffers& theirs = team().segment(rank).header().buffers;
+  if (std::atomic_ref<uint64_t>(theirs.withdrawn).load(std::memory_order_acquire) == sequence() + 1) {
+    throw sdk::Error(STRATA_PEER_FAILED, who(rank) + " gave up call " + std::to_string(sequence()) +
+                                             " (it failed or was aborted): nothing more is "
+                                             "written into its buffers");
+  }
+}
+
 std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t length) {
   const PublishedBuffers& theirs = team().segment(rank).header().buffers;
-  // Only a failure's message names the peer: no string on the way through.
-  const auto who = [&] {
-    return "rank " + std::to_string(rank) + " (pid " + std::to_string(team().pid(rank)) + ")";
-  };
   if (theirs.sequence != sequence() || theirs.op != desc().op || theirs.dtype != desc().dtype ||
       theirs.count != desc().count) {
     throw sdk::InvalidArgument(
-        who() + " published a " + sdk::op_name(theirs.op) + " of " +
+        who(rank) + " published a " + sdk::op_name(theirs.op) + " of " +
         std::to_string(theirs.count) + " " +
         sdk::dtype_name(theirs.dtype) + " as call " +
         std::to_string(theirs.sequence) +
@@ -63,6 +79,8 @@ std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t length) 
         std::to_string(desc().count) + " " + sdk::dtype_name(desc().dtype) + " as call " +
         std::to_string(sequence()) + ": every rank must make the same calls");
   }
+  // A mismatch is named first: the peer that found it may give up first.
+  check_still_in_call(rank);
   try {
     if (!begun_[static_cast<size_t>(rank)]) {
       team().peer_buffers().begin_call(rank, theirs.heap_frees);
@@ -77,7 +95,7 @@ std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t length) 
       throw sdk::Error(STRATA_PEER_FAILED,
                        trouble + " before this rank could map the buffer it published");
     }
-    throw sdk::Error(e.code(), who() + ": " + e.what());
+    throw sdk::Error(e.code(), who(rank) + ": " + e.what());
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "placement.h"
@@ -25,7 +26,7 @@ namespace strata::shm {
 class MappedOperation : public ShmOperation {
  public:
   // `shared_input` / `shared_output`: the bytes of this rank's input and
-  // output its peers read (0: they read none). Those buffers must be
+  // output its peers use (0: none). Those buffers must be
   // shm_host memory: INVALID_ARGUMENT names the one that is not.
   // `per_chunk`: elements per chunk (0: the whole call in one).
   MappedOperation(ShmTeam& team, const strata_call_t& call, uint64_t shared_input,
@@ -36,6 +37,7 @@ class MappedOperation : public ShmOperation {
   void stage(uint64_t, std::byte*) final {}
   Peers after_last() const override { return Peers::kAll; }
   void publish() final;
+  void withdraw() final;
   StoresInto stores_into() const final { return StoresInto::kOutput; }
   // Bytes of this rank's input (all-gather: its block) and output, as
   // count and dtype give them.
@@ -48,6 +50,12 @@ class MappedOperation : public ShmOperation {
   // that cannot be mapped.
   const std::byte* peer_input(int rank, uint64_t length);
   std::byte* peer_output(int rank, uint64_t length);
+  // Throws PEER_FAILED if rank `rank` has given up this call (withdraw():
+  // it failed or was aborted), so that nothing more is written into its
+  // buffers. A writer checks before each chunk it writes into a peer.
+  void check_still_in_call(int rank) const;
+  // "rank r (pid n)", for messages only: no string on the way through.
+  std::string who(int rank) const;
 
  private:
   // The buffer's placement, or INVALID_ARGUMENT, and the team broken: the

@@ -48,6 +48,9 @@ struct PublishedBuffers {
   int32_t dtype;
   Placement input;
   Placement output;
+  // 1 + the sequence of the last call this rank gave up (failed or
+  // aborted), 0 for none: peers write nothing more into its buffers.
+  uint64_t withdrawn;
 };
 
 // The header every segment starts with. Flags are counters that only grow

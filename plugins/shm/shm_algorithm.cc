@@ -84,7 +84,7 @@ std::optional<std::string> MappedAlgorithm::decline_device_type(uint32_t device_
   } catch (const sdk::Error&) {
     // An id the host does not know: named by number.
   }
-  return "mapped algorithms read peers' buffers in place, so they must be shm_host memory, "
+  return "mapped algorithms use peers' buffers in place, so they must be shm_host memory, "
          "not " + type + " (the staging algorithms take any host memory)";
 }
 

@@ -31,7 +31,7 @@ struct InlineEvent {};
 ShmDeviceType::ShmDeviceType()
     : sdk::DeviceType(kDeviceTypeName,
                       "host memory the processes of one host share (memfd); the shm plugin's "
-                      "mapped collectives read peers' buffers in place") {}
+                      "mapped collectives use peers' buffers in place") {}
 
 void ShmDeviceType::describe(int device, strata_device_props_t& props) {
   check_device(device, false, "describe");

@@ -1,6 +1,6 @@
 // The "shm_host" device type: host memory that the processes of one host
 // share (shared_heap.h). Buffers allocated on it let the shm plugin's
-// mapped algorithms read a peer's input or output where it lies, which
+// mapped algorithms use a peer's input or output where it lies, which
 // saves the copy into a segment that ordinary host memory needs: the
 // counterpart of MPI_Alloc_mem or ncclMemAlloc for this transport.
 //

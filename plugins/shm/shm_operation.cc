@@ -29,7 +29,7 @@ const char* flag_verb(Flag flag) {
   switch (flag) {
     case Flag::kStaged: return "stage its input for";
     case Flag::kReduced: return "reduce its slice of";
-    case Flag::kDone: return "finish reading";
+    case Flag::kDone: return "finish its part of";
     case Flag::kAttached: return "attach for";
   }
   return "reach";
@@ -162,6 +162,7 @@ bool ShmOperation::wait_until_done(std::chrono::nanoseconds timeout) {
 
 void ShmOperation::abort() {
   if (posted_ && !done_) {
+    withdraw();
     team_.mark_broken("call " + std::to_string(sequence_) + " was aborted before it finished");
   }
 }
@@ -302,6 +303,7 @@ void ShmOperation::reduce_into(std::byte* const* dsts, uint32_t num_dsts,
 }
 
 void ShmOperation::fail(strata_status_t code, const std::string& why) {
+  if (posted_) withdraw();
   team_.mark_broken(why);
   failed_code_ = code;
   failed_ = "shm " + std::string(sdk::op_name(desc_.op)) + " (" + team_.where() + ", call " +

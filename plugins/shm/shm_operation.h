@@ -70,11 +70,15 @@ class ShmOperation : public sdk::Operation {
   virtual Peers before_gather() const = 0;
   virtual void gather(uint64_t chunk) = 0;
   // Whose `done` for the last chunk the call waits for before it ends:
-  // nobody, unless peers read this rank's own buffers (mapped algorithms).
+  // nobody, unless peers use this rank's own buffers (mapped algorithms).
   virtual Peers after_last() const { return Peers::kNone; }
   // Runs in post() before the first stage: a mapped call writes where its
   // buffers lie into its segment's header. Must not throw.
   virtual void publish() {}
+  // Runs when this rank's call fails or is aborted before it is done: a
+  // mapped call tells its peers to stop writing into its output. Must not
+  // throw.
+  virtual void withdraw() {}
   // What the call's copies with the team's choice of stores
   // (copy_with_picked_stores) write: each kind is timed apart
   // (staging_choice.h).
@@ -97,7 +101,7 @@ class ShmOperation : public sdk::Operation {
     return team_.segment(rank).box_payload(base_ + chunk);
   }
   void fill_box(uint64_t chunk) const { team_.own().fill_box(base_ + chunk, base_ + chunk + 1); }
-  // Copies `bytes` into this rank's slot (or, mapped, its output) with the
+  // Copies `bytes` into this rank's slot (or, mapped, an output) with the
   // stores this call's staging choice picked (staging_choice.h).
   void copy_with_picked_stores(std::byte* to, const std::byte* from, uint64_t bytes) const;
   bool streaming() const { return staging_.streaming; }

@@ -3,7 +3,8 @@
 // past a peer's buffer; a rank whose buffer is not shm_host memory fails
 // at create and breaks its team, and its peers fail by their deadline
 // rather than pairing with its next call; a peer that died after
-// publishing a buffer nobody had mapped yet is named dead.
+// publishing a buffer nobody had mapped yet is named dead; a rank that gave
+// up its call is not written into by a peer that joins it late.
 #include <signal.h>
 
 #include <algorithm>
@@ -149,6 +150,47 @@ TEST(ShmMappedTeam, APeerThatDiedBeforeItsBufferWasMappedIsNamedDead) {
                         "rank could map the buffer it published"),
             std::string::npos)
       << report;
+}
+
+// The mapped all-reduce writes into its peers' outputs: a rank that gave
+// up its call (here by its deadline) must find its buffer as it left it
+// once its peer joins late, and the peer is told why it stopped.
+TEST(ShmMappedTeam, APeerThatGaveUpIsNotWrittenInto) {
+  Job job(kPair);
+  job.start([&](int r, FileStoreHost& host) {
+    Rank rank(host, r, kPair, kPairFormation);
+    auto algorithm = form_pair(rank, STRATA_ALL_REDUCE, job, r);
+    if (!algorithm) return 1;
+    float* mine = shared_floats(kPairCount, 1.0f);
+    if (r == 0) {
+      const Outcome o = rank.call(*algorithm, STRATA_ALL_REDUCE, STRATA_F32, STRATA_SUM, mine, mine,
+                                  kPairCount, 0, milliseconds(400));
+      std::fill(mine, mine + kPairCount, 42.0f);  // the caller reuses its buffer
+      job.signal("gave_up");
+      job.wait_for("peer_done", milliseconds(20000));
+      const auto changed = std::find_if(mine, mine + kPairCount, [](float v) { return v != 42.0f; });
+      job.report_from(r, std::to_string(o.code) + "|" +
+                             (changed == mine + kPairCount
+                                  ? std::string("intact")
+                                  : "overwritten at " + std::to_string(changed - mine)));
+      return 0;
+    }
+    job.wait_for("gave_up", milliseconds(20000));
+    const Outcome o = rank.call(*algorithm, STRATA_ALL_REDUCE, STRATA_F32, STRATA_SUM, mine, mine,
+                                kPairCount, 0, milliseconds(3000));
+    job.report_from(r, std::to_string(o.code) + "|" + o.message);
+    job.signal("peer_done");
+    return 0;
+  });
+  for (int r = 0; r < kPair; ++r) {
+    ASSERT_EQ(job.reap(r, milliseconds(20000)), 0) << "rank " << r << ": " << job.report(r);
+  }
+  EXPECT_EQ(job.report(0), std::to_string(STRATA_TIMED_OUT) + "|intact");
+  const std::string late = job.report(1);
+  EXPECT_EQ(late.rfind(std::to_string(STRATA_PEER_FAILED) + "|", 0), 0u) << late;
+  EXPECT_NE(late.find("rank 0 (pid " + std::to_string(job.pid(0)) + ") gave up call"),
+            std::string::npos)
+      << late;
 }
 
 }  // namespace

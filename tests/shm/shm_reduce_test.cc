@@ -175,7 +175,7 @@ std::string reduce_param_name(const ::testing::TestParamInfo<strata_op_t>& info)
   return sdk::op_name(info.param);
 }
 
-// shm/all_reduce/mapped reads peers' inputs and outputs in place: 5
+// shm/all_reduce/mapped reads peers' inputs and writes their outputs: 5
 // elements leave some ranks' slices empty, 700 and 701 do not.
 TEST(ShmReduceMapped, EveryDtypeAndOperatorSmallInPlace) {
   run_every_dtype_and_operator({STRATA_ALL_REDUCE, 5, true, true});
