@@ -66,7 +66,7 @@ void MappedOperation::check_still_in_call(int rank) const {
   }
 }
 
-std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t length) {
+const PublishedBuffers& MappedOperation::published(int rank) {
   const PublishedBuffers& theirs = team().segment(rank).header().buffers;
   if (theirs.sequence != sequence() || theirs.op != desc().op || theirs.dtype != desc().dtype ||
       theirs.count != desc().count) {
@@ -81,30 +81,42 @@ std::byte* MappedOperation::peer_buffer(int rank, bool output, uint64_t length) 
   }
   // A mismatch is named first: the peer that found it may give up first.
   check_still_in_call(rank);
-  try {
-    if (!begun_[static_cast<size_t>(rank)]) {
-      team().peer_buffers().begin_call(rank, theirs.heap_frees);
-      begun_[static_cast<size_t>(rank)] = true;
-    }
-    return team().peer_buffers().address(rank, team().pid(rank),
-                                         output ? theirs.output : theirs.input, length);
-  } catch (const sdk::Error& e) {
-    // A peer that died after publishing takes its descriptors with it:
-    // that is the failure to name, not the open that found none.
-    if (std::string trouble = peer_trouble(rank, team().pid(rank)); !trouble.empty()) {
-      throw sdk::Error(STRATA_PEER_FAILED,
-                       trouble + " before this rank could map the buffer it published");
-    }
-    throw sdk::Error(e.code(), who(rank) + ": " + e.what());
+  if (!begun_[static_cast<size_t>(rank)]) {
+    team().peer_buffers().begin_call(rank, theirs.heap_frees);
+    begun_[static_cast<size_t>(rank)] = true;
   }
+  return theirs;
+}
+
+void MappedOperation::rethrow_named(int rank, const sdk::Error& e) const {
+  // A peer that died after publishing takes its descriptors with it:
+  // that is the failure to name, not the open that found none.
+  if (std::string trouble = peer_trouble(rank, team().pid(rank)); !trouble.empty()) {
+    throw sdk::Error(STRATA_PEER_FAILED,
+                     trouble + " before this rank could map the buffer it published");
+  }
+  throw sdk::Error(e.code(), who(rank) + ": " + e.what());
 }
 
 const std::byte* MappedOperation::peer_input(int rank, uint64_t length) {
-  return rank == this->rank() ? in() : peer_buffer(rank, false, length);
+  if (rank == this->rank()) return in();
+  const PublishedBuffers& theirs = published(rank);
+  try {
+    // Inputs are only read: their mappings stay read-only (peer_buffers.h).
+    return team().peer_buffers().address(rank, team().pid(rank), theirs.input, length);
+  } catch (const sdk::Error& e) {
+    rethrow_named(rank, e);
+  }
 }
 
 std::byte* MappedOperation::peer_output(int rank, uint64_t length) {
-  return rank == this->rank() ? out() : peer_buffer(rank, true, length);
+  if (rank == this->rank()) return out();
+  const PublishedBuffers& theirs = published(rank);
+  try {
+    return team().peer_buffers().writable_address(rank, team().pid(rank), theirs.output, length);
+  } catch (const sdk::Error& e) {
+    rethrow_named(rank, e);
+  }
 }
 
 }  // namespace strata::shm

@@ -19,7 +19,9 @@
 #include <vector>
 
 #include "placement.h"
+#include "segment.h"
 #include "shm_operation.h"
+#include "strata/sdk/error.h"
 
 namespace strata::shm {
 
@@ -44,7 +46,8 @@ class MappedOperation : public ShmOperation {
   uint64_t call_bytes() const { return desc().count * elem(); }
 
   // The first `length` bytes of rank `rank`'s input or output as mapped
-  // here (this rank's own for rank()), valid to the end of the call. Only
+  // here (this rank's own for rank()), valid to the end of the call; only
+  // outputs are mapped writable. Only
   // once that rank has staged this call's first chunk. Throws when the
   // rank published another call or shape (INVALID_ARGUMENT) or a buffer
   // that cannot be mapped.
@@ -62,7 +65,12 @@ class MappedOperation : public ShmOperation {
   // check is of this rank's own pointer, so its peers have posted the call
   // this rank cannot join.
   Placement locate(const std::byte* buffer, uint64_t bytes, const char* which);
-  std::byte* peer_buffer(int rank, bool output, uint64_t length);
+  // What rank `rank` published for this call, checked against this
+  // rank's call (INVALID_ARGUMENT) and its withdrawal (PEER_FAILED).
+  const PublishedBuffers& published(int rank);
+  // `e` from mapping rank `rank`'s buffer, with the rank named, or its
+  // death instead (PEER_FAILED).
+  [[noreturn]] void rethrow_named(int rank, const sdk::Error& e) const;
 
   Placement input_;
   Placement output_;

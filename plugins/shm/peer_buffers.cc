@@ -33,6 +33,8 @@ void PeerBuffers::unmap_all(Peer& peer) {
 
 PeerBuffers::Mapping PeerBuffers::map(pid_t pid, const Placement& placed) {
   const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(placed.fd);
+  // Opened for writing so that the mapping can be made writable later
+  // (mprotect), mapped read-only until then.
   const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) {
     throw sdk::Error(STRATA_UNAVAILABLE,
@@ -47,7 +49,7 @@ PeerBuffers::Mapping PeerBuffers::map(pid_t pid, const Placement& placed) {
                                            std::to_string(placed.bytes) +
                                            " bytes): was it freed during the call?");
   }
-  void* p = ::mmap(nullptr, placed.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* p = ::mmap(nullptr, placed.bytes, PROT_READ, MAP_SHARED, fd, 0);
   const int mmap_errno = errno;
   ::close(fd);
   if (p == MAP_FAILED) {
@@ -69,7 +71,26 @@ void PeerBuffers::begin_call(int rank, uint64_t frees) {
   }
 }
 
-std::byte* PeerBuffers::address(int rank, pid_t pid, const Placement& placed, uint64_t length) {
+const std::byte* PeerBuffers::address(int rank, pid_t pid, const Placement& placed,
+                                      uint64_t length) {
+  return mapping(rank, pid, placed, length).base + placed.offset;
+}
+
+std::byte* PeerBuffers::writable_address(int rank, pid_t pid, const Placement& placed,
+                                         uint64_t length) {
+  Mapping& m = mapping(rank, pid, placed, length);
+  if (!m.writable) {
+    if (::mprotect(m.base, m.bytes, PROT_READ | PROT_WRITE) != 0) {
+      throw sdk::Error(STRATA_UNAVAILABLE, std::string("cannot write into its shm_host buffer: ") +
+                                               std::strerror(errno));
+    }
+    m.writable = true;
+  }
+  return m.base + placed.offset;
+}
+
+PeerBuffers::Mapping& PeerBuffers::mapping(int rank, pid_t pid, const Placement& placed,
+                                           uint64_t length) {
   if (placed.id == 0) {
     throw sdk::Error(STRATA_DATA_LOSS, "it published no shm_host buffer for this call");
   }
@@ -84,7 +105,7 @@ std::byte* PeerBuffers::address(int rank, pid_t pid, const Placement& placed, ui
   Peer& peer = peers_[static_cast<size_t>(rank)];
   auto it = peer.by_id.find(placed.id);
   if (it == peer.by_id.end()) it = peer.by_id.emplace(placed.id, map(pid, placed)).first;
-  return it->second.base + placed.offset;
+  return it->second;
 }
 
 }  // namespace strata::shm

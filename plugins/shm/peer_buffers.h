@@ -1,9 +1,11 @@
 // A team's mappings of its peers' shm_host buffers (shared_heap.h): a
 // mapped call finds a peer's input or output through the Placement the peer
 // published for the call, maps that allocation's memfd through
-// /proc/<pid>/fd once (writable: the mapped all-reduce writes its reduced
-// slice into its peers' outputs), and reuses the mapping while the peer has
-// freed nothing since.
+// /proc/<pid>/fd once, read-only until a call asks to write into it (the
+// mapped all-reduce writes its reduced slice into its peers' outputs; a
+// stray write into a buffer only read faults instead of corrupting the
+// peer's data), and reuses the mapping while the peer has freed nothing
+// since.
 #ifndef STRATA_PLUGINS_SHM_PEER_BUFFERS_H_
 #define STRATA_PLUGINS_SHM_PEER_BUFFERS_H_
 
@@ -34,7 +36,10 @@ class PeerBuffers {
   // names in rank `rank` (process `pid`). Throws sdk::Error (UNAVAILABLE:
   // the memfd cannot be opened or mapped; DATA_LOSS: the descriptor is no
   // longer the allocation published, or the buffer is shorter).
-  std::byte* address(int rank, pid_t pid, const Placement& placed, uint64_t length);
+  const std::byte* address(int rank, pid_t pid, const Placement& placed, uint64_t length);
+  // The same, writable: the mapping (and every address found in it) takes
+  // writes from now on.
+  std::byte* writable_address(int rank, pid_t pid, const Placement& placed, uint64_t length);
 
   // Mappings held for `rank`, for tests.
   size_t mapped(int rank) const { return peers_[static_cast<size_t>(rank)].by_id.size(); }
@@ -43,7 +48,9 @@ class PeerBuffers {
   struct Mapping {
     std::byte* base;
     uint64_t bytes;
+    bool writable = false;
   };
+  Mapping& mapping(int rank, pid_t pid, const Placement& placed, uint64_t length);
   struct Peer {
     uint64_t frees = 0;
     std::unordered_map<uint64_t, Mapping> by_id;

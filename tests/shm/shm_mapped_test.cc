@@ -8,7 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -47,6 +50,43 @@ TEST(SharedHeapTest, FindsOnlyRangesInsideAnAllocation) {
   EXPECT_FALSE(heap().find(p, 1).has_value());
   heap().free(&on_stack);  // not the heap's: ignored
   EXPECT_EQ(heap().frees(), frees + 1);
+}
+
+// The permissions of this process's mapping holding `address`, as
+// /proc/self/maps gives them ("r--s"), or "" if none holds it.
+std::string permissions_at(const void* address) {
+  std::ifstream maps("/proc/self/maps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  for (std::string line; std::getline(maps, line);) {
+    uintptr_t begin = 0;
+    uintptr_t end = 0;
+    char perms[5] = {};
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &begin, &end, perms) == 3 && begin <= at &&
+        at < end) {
+      return perms;
+    }
+  }
+  return "";
+}
+
+// Only a buffer a call writes into (the mapped all-reduce's outputs) is
+// mapped writable: a stray write into one only read faults in the writer
+// instead of changing the peer's data.
+TEST(PeerBuffersTest, ReadBuffersStayReadOnlyWrittenOnesTakeWrites) {
+  PeerBuffers peers(2);
+  auto* a = static_cast<char*>(heap().allocate(4096));
+  std::strcpy(a, "owner");
+  const auto placed = heap().find(a, 6);
+  ASSERT_TRUE(placed.has_value());
+  peers.begin_call(1, heap().frees());
+  const std::byte* read = peers.address(1, ::getpid(), *placed, 6);
+  EXPECT_EQ(permissions_at(read), "r--s");
+  std::byte* written = peers.writable_address(1, ::getpid(), *placed, 6);
+  EXPECT_EQ(static_cast<const std::byte*>(written), read) << "the same mapping, now writable";
+  EXPECT_EQ(permissions_at(read), "rw-s");
+  reinterpret_cast<char*>(written)[0] = 'O';
+  EXPECT_STREQ(a, "Owner") << "the owner sees the write";
+  heap().free(a);
 }
 
 TEST(PeerBuffersTest, ReadsThePublishedBufferAndRemapsAfterAFree) {
