@@ -23,6 +23,10 @@ class AllGatherMappedOperation final : public MappedOperation {
       if (j == rank() && desc().in_place) continue;
       copy_with_picked_stores(out() + static_cast<uint64_t>(j) * block, peer_input(j, block), block);
     }
+    // A peer that gave up while these copies ran may have reused its input.
+    for (int j = 0; j < size(); ++j) {
+      if (j != rank()) check_still_in_call(j);
+    }
   }
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}

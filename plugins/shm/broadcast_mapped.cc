@@ -22,6 +22,9 @@ class BroadcastMappedOperation final : public MappedOperation {
   void reduce(uint64_t) override {
     if (root_ && desc().in_place) return;
     copy_with_picked_stores(out(), peer_input(desc().root, call_bytes()), call_bytes());
+    // A reader ends without the root's hand-off: a root that gave up while
+    // this copy ran may have reused its input, so the copy may be torn.
+    if (!root_) check_still_in_call(desc().root);
   }
   Peers before_gather() const override { return Peers::kNone; }
   void gather(uint64_t) override {}

@@ -50,7 +50,7 @@ void MappedOperation::publish() {
 void MappedOperation::withdraw() {
   // Peers read the field while this rank writes it: atomic on both sides.
   std::atomic_ref<uint64_t>(team().own().header().buffers.withdrawn)
-      .store(sequence() + 1, std::memory_order_release);
+      .store(sequence() + 1, std::memory_order_seq_cst);
 }
 
 std::string MappedOperation::who(int rank) const {
@@ -59,6 +59,8 @@ std::string MappedOperation::who(int rank) const {
 
 void MappedOperation::check_still_in_call(int rank) const {
   PublishedBuffers& theirs = team().segment(rank).header().buffers;
+  // After a copy from the peer's buffer: the copy's loads come first.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (std::atomic_ref<uint64_t>(theirs.withdrawn).load(std::memory_order_acquire) == sequence() + 1) {
     throw sdk::Error(STRATA_PEER_FAILED, who(rank) + " gave up call " + std::to_string(sequence()) +
                                              " (it failed or was aborted): nothing more is "

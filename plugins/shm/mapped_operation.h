@@ -47,10 +47,10 @@ class MappedOperation : public ShmOperation {
 
   // The first `length` bytes of rank `rank`'s input or output as mapped
   // here (this rank's own for rank()), valid to the end of the call; only
-  // outputs are mapped writable. Only
-  // once that rank has staged this call's first chunk. Throws when the
-  // rank published another call or shape (INVALID_ARGUMENT) or a buffer
-  // that cannot be mapped.
+  // outputs are mapped writable. Only once that rank has staged this
+  // call's first chunk. Throws when the rank published another call or
+  // shape (INVALID_ARGUMENT), gave up the call (PEER_FAILED) or published
+  // a buffer that cannot be mapped.
   const std::byte* peer_input(int rank, uint64_t length);
   std::byte* peer_output(int rank, uint64_t length);
   // Throws PEER_FAILED if rank `rank` has given up this call (withdraw():

@@ -81,8 +81,9 @@ std::byte* PeerBuffers::writable_address(int rank, pid_t pid, const Placement& p
   Mapping& m = mapping(rank, pid, placed, length);
   if (!m.writable) {
     if (::mprotect(m.base, m.bytes, PROT_READ | PROT_WRITE) != 0) {
+      const int mprotect_errno = errno;
       throw sdk::Error(STRATA_UNAVAILABLE, std::string("cannot write into its shm_host buffer: ") +
-                                               std::strerror(errno));
+                                               std::strerror(mprotect_errno));
     }
     m.writable = true;
   }

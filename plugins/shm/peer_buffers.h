@@ -3,9 +3,9 @@
 // published for the call, maps that allocation's memfd through
 // /proc/<pid>/fd once, read-only until a call asks to write into it (the
 // mapped all-reduce writes its reduced slice into its peers' outputs; a
-// stray write into a buffer only read faults instead of corrupting the
-// peer's data), and reuses the mapping while the peer has freed nothing
-// since.
+// stray write into an allocation never written faults instead of
+// corrupting the peer's data; once made writable a mapping stays so), and
+// reuses the mapping while the peer has freed nothing since.
 #ifndef STRATA_PLUGINS_SHM_PEER_BUFFERS_H_
 #define STRATA_PLUGINS_SHM_PEER_BUFFERS_H_
 

@@ -78,7 +78,7 @@ struct SegmentHeader {
   alignas(64) StagingEstimates staging;
   // A mapped call's buffers (mapped_operation.h), written before the
   // call's first `staged` and read by peers after it; rewritten only once
-  // every peer is done with the call.
+  // every peer is done with the call (but `withdrawn`, when it gives up).
   alignas(64) PublishedBuffers buffers;
 };
 

@@ -69,6 +69,7 @@ void ShmOperation::post() {
   // a tenth of such a call).
   const int64_t entered_ns = entered();
   publish();
+  published_ = true;
   advance();
   account(entered_ns);
 }
@@ -162,7 +163,9 @@ bool ShmOperation::wait_until_done(std::chrono::nanoseconds timeout) {
 
 void ShmOperation::abort() {
   if (posted_ && !done_) {
-    withdraw();
+    // Not published (its post failed first): nothing to withdraw, and a
+    // withdrawal of this sequence would hide the failed call's.
+    if (published_) withdraw();
     team_.mark_broken("call " + std::to_string(sequence_) + " was aborted before it finished");
   }
 }
@@ -303,7 +306,7 @@ void ShmOperation::reduce_into(std::byte* const* dsts, uint32_t num_dsts,
 }
 
 void ShmOperation::fail(strata_status_t code, const std::string& why) {
-  if (posted_) withdraw();
+  if (published_) withdraw();
   team_.mark_broken(why);
   failed_code_ = code;
   failed_ = "shm " + std::string(sdk::op_name(desc_.op)) + " (" + team_.where() + ", call " +

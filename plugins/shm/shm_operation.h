@@ -157,6 +157,7 @@ class ShmOperation : public sdk::Operation {
   uint64_t chunk_ = 0;
   Phase phase_ = Phase::kStage;
   bool posted_ = false;
+  bool published_ = false;  // publish() ran: withdraw() has something to take back
   bool done_ = false;
   // What the last unmet wait was for, so a failure can say.
   int waiting_rank_ = -1;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -61,8 +62,8 @@ std::string permissions_at(const void* address) {
     uintptr_t begin = 0;
     uintptr_t end = 0;
     char perms[5] = {};
-    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &begin, &end, perms) == 3 && begin <= at &&
-        at < end) {
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " %4s", &begin, &end, perms) == 3 &&
+        begin <= at && at < end) {
       return perms;
     }
   }
