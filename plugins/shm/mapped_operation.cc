@@ -48,9 +48,13 @@ void MappedOperation::publish() {
 }
 
 void MappedOperation::withdraw() {
-  // Peers read the field while this rank writes it: atomic on both sides.
+  // Read-modify-writes on both sides (check_still_in_call): whichever
+  // comes first in the field's order, the other sees it. A peer's check
+  // after this sees the withdrawal; a check before it releases the peer's
+  // reads of this rank's buffers, which this exchange acquires, so they
+  // end before the caller can reuse the buffers.
   std::atomic_ref<uint64_t>(team().own().header().buffers.withdrawn)
-      .store(sequence() + 1, std::memory_order_seq_cst);
+      .exchange(sequence() + 1, std::memory_order_acq_rel);
 }
 
 std::string MappedOperation::who(int rank) const {
@@ -59,9 +63,10 @@ std::string MappedOperation::who(int rank) const {
 
 void MappedOperation::check_still_in_call(int rank) const {
   PublishedBuffers& theirs = team().segment(rank).header().buffers;
-  // After a copy from the peer's buffer: the copy's loads come first.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (std::atomic_ref<uint64_t>(theirs.withdrawn).load(std::memory_order_acquire) == sequence() + 1) {
+  // An RMW, not a load: its release half keeps the reads of a copy just
+  // made from the peer's buffer before it (withdraw() explains).
+  if (std::atomic_ref<uint64_t>(theirs.withdrawn).fetch_add(0, std::memory_order_acq_rel) ==
+      sequence() + 1) {
     throw sdk::Error(STRATA_PEER_FAILED, who(rank) + " gave up call " + std::to_string(sequence()) +
                                              " (it failed or was aborted): nothing more is "
                                              "written into its buffers");
