@@ -27,13 +27,13 @@
 // dozens of calls, while a real change is still followed within a few.
 //
 // Mapped calls (mapped_operation.h) stage nothing, but their copies into
-// the rank's own output choose their stores the same way, timed apart from
-// the staging calls of the same op. A broadcast's or all-gather's output
-// no peer reads, and streaming stores win once a call writes more than
-// the caches keep: they skip reading each destination line before
-// overwriting it (docs/performance/shm.md, "Output stores"); a mapped
-// all-reduce's output lines were read by peers, which streaming stores
-// skip taking back. The size that flips it is the
+// outputs choose their stores the same way, timed apart from the staging
+// calls of the same op. A broadcast's or all-gather's output no peer
+// reads, and streaming stores win once a call writes more than the caches
+// keep: they skip reading each destination line before overwriting it
+// (docs/performance/shm.md, "Output stores"); the mapped all-reduce writes
+// into every rank's output, lines their owners may hold, which streaming
+// stores skip taking back. The size that flips it is the
 // last-level cache's share, which VMs misreport (this one's sysconf says
 // 320 MiB for a 32 MiB L3), so from kSmallestOutput up it is measured,
 // not computed.
@@ -51,7 +51,7 @@ namespace strata::shm {
 enum class Staging { kAuto, kCached, kStreaming };
 
 // What a call's picked stores write: slots its peers read (the staging
-// algorithms), or the rank's own output (the mapped ones).
+// algorithms), or outputs (the mapped ones).
 enum class StoresInto { kSlots, kOutput };
 inline constexpr int kStoresIntoKinds = 2;
 
