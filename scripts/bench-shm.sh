@@ -2,12 +2,14 @@
 # The measurements of docs/performance/shm.md (issue 27), on an existing
 # build: strata-mpi-bench for all_reduce, broadcast and all_gather, 2 and 4
 # ranks, in place and out of place, raw MPI over Open MPI's shared memory
-# (--mca btl self,vader) against a Strata algorithm in the same job, and a
-# null run per op and rank count (MPI against itself: the noise the
-# verdicts must be read against). CSVs, logs and verdicts.txt go to OUT,
-# then one PNG per op: busbw against size for vader, the algorithm, the
-# copy ceiling and the memory bound, a panel per rank count and placement
-# (python/strata/_busbw_plot.py).
+# (--mca btl self,vader) against a Strata algorithm in the same job, each
+# round also timing MPI against itself (--with-null: the noise the
+# verdicts are read against, same launch, same size). CSVs, logs and
+# verdicts.txt (each run's own target lines) go to OUT, then one PNG per
+# op: busbw against size for vader, the algorithm, the copy ceiling and
+# the memory bound, a panel per rank count and placement
+# (python/strata/_busbw_plot.py), and summary.md: every cell judged
+# against its run's null (python/strata/_noise_verdicts.py).
 #
 #   scripts/bench-shm.sh [BUILD] [OUT] [PLUGIN]     (defaults: build, bench-shm-out, shm)
 #
@@ -71,14 +73,12 @@ cd "$out"
 for op in "${ops[@]}"; do
   algo=${algorithm[$op]}
   for n in "${ranks[@]}"; do
-    note "$op, $n ranks, in place: MPI against itself (--null)"
-    run_bench "$n" "${op}_np${n}_null" --op "$op" --algorithm "$algo" --null
     for place in in_place out_of_place; do
       flag=(); [ "$place" = out_of_place ] && flag=(--out-of-place)
-      note "$op, $n ranks, ${place//_/ }: vader vs $algo"
-      run_bench "$n" "${op}_np${n}_$place" --op "$op" --algorithm "$algo" "${flag[@]}"
+      note "$op, $n ranks, ${place//_/ }: vader vs $algo, and vader again"
+      run_bench "$n" "${op}_np${n}_$place" --op "$op" --algorithm "$algo" --with-null "${flag[@]}"
     done
-    for name in "${op}_np${n}_null" "${op}_np${n}_in_place" "${op}_np${n}_out_of_place"; do
+    for name in "${op}_np${n}_in_place" "${op}_np${n}_out_of_place"; do
       { echo "## $name"; grep -E '^# (target|copy bandwidth|ceiling:|cma:)' "$name.log"; } >> verdicts.txt
     done
   done
@@ -97,4 +97,6 @@ for op in "${ops[@]}"; do
   "$py" "$root/python/strata/_busbw_plot.py" --png "$op.png" \
     --title "$op: busbw, vader vs $algo" "${panels[@]}"
 done
-note "done: $out (verdicts.txt: every run's targets)"
+# Every cell against its run's null; the table and the three target lines.
+"$py" "$root/python/strata/_noise_verdicts.py" "$out" --markdown summary.md
+note "done: $out (summary.md: every cell against its null; verdicts.txt: each run's targets)"

@@ -2,9 +2,10 @@
 # scripts/bench-shm.sh end to end, briefly: 2 ranks, 8 B to 512 B, one
 # round of 5 calls, with PLUGIN=mpi (its algorithms found through `strata
 # info`, as the shm plugin's are). Checks what the lead reads: every CSV's
-# columns and rows, #wrong 0 everywhere, each log's copy bandwidth and
-# three target lines (the 8 B one judged, the others n/a at these sizes),
-# verdicts.txt, and a PNG per op; then one direct run at 64-128 KiB, where
+# columns and rows (the null's among them), #wrong 0 everywhere, each
+# log's copy bandwidth and three target lines (the 8 B one judged, the
+# others n/a at these sizes), verdicts.txt, summary.md (each cell against
+# its null) and a PNG per op; then one direct run at 64-128 KiB, where
 # the copy ceiling and the CMA rate are measured, and one of the shm
 # plugin's mapped all-reduce on shm_host buffers (--buffers), both sides'
 # answers checked. Speed is not checked.
@@ -45,9 +46,9 @@ def check(ok, what):
         failures.append(what)
 
 for op in ("all_reduce", "broadcast", "all_gather"):
-    for run in ("null", "in_place", "out_of_place"):
+    for run in ("in_place", "out_of_place"):
         name = f"{op}_np2_{run}"
-        side = "mpi_again" if run == "null" else "strata"
+        side = "strata"
         with open(os.path.join(out, name + ".csv"), newline="") as f:
             reader = csv.DictReader(f)
             rows = list(reader)
@@ -55,7 +56,7 @@ for op in ("all_reduce", "broadcast", "all_gather"):
         wanted = ["bytes", "iterations", "mpi_us", f"{side}_us", "ratio", "median_ratio", "wrong",
                   "mpi_busbw_gbs", f"{side}_busbw_gbs", "bound_us", "bound_busbw_gbs",
                   "mpi_pct_bound", f"{side}_pct_bound", "copy_gbs", "ceiling_busbw_gbs",
-                  "cma_busbw_gbs"]
+                  "cma_busbw_gbs", "mpi_again_us", "null_median_ratio"]
         missing = [c for c in wanted if c not in columns]
         check(not missing, f"{name}.csv lacks {missing} (has {columns})")
         if missing:
@@ -64,7 +65,8 @@ for op in ("all_reduce", "broadcast", "all_gather"):
         check(sizes == [8 << k for k in range(7)], f"{name}.csv sizes {sizes}")
         for r in rows:
             check(r["wrong"] == "0", f"{name}.csv: {r['wrong']} wrong at {r['bytes']} B")
-            for c in ("mpi_busbw_gbs", f"{side}_busbw_gbs", "bound_busbw_gbs", "copy_gbs"):
+            for c in ("mpi_busbw_gbs", f"{side}_busbw_gbs", "bound_busbw_gbs", "copy_gbs",
+                      "mpi_again_us", "null_median_ratio"):
                 check(float(r[c]) > 0, f"{name}.csv: {c} = {r[c]} at {r['bytes']} B")
             check(float(r["ceiling_busbw_gbs"]) == 0,
                   f"{name}.csv: a ceiling below 64 KiB ({r['ceiling_busbw_gbs']} at {r['bytes']} B)")
@@ -108,7 +110,18 @@ check("single-copy bound: 2p S" in mapped_log, "mapped.log: no single-copy bound
 
 with open(os.path.join(out, "verdicts.txt")) as f:
     verdicts = f.read()
-check(verdicts.count("# target ") == 27, f"verdicts.txt: {verdicts.count('# target ')} targets")
+check(verdicts.count("# target ") == 18, f"verdicts.txt: {verdicts.count('# target ')} targets")
+with open(os.path.join(out, "summary.md")) as f:
+    summary = f.read()
+# Six cells, their 8 B times judged against the same run's null; the
+# busbw and bound targets have no size here.
+check(summary.count("| all_reduce 2,") == 2 and "Null from: same run." in summary,
+      f"summary.md: not the six cells with their own nulls:\n{summary}")
+lines = re.findall(r"^- target (.*): (holds|holds inside noise|FAILS|n/a) \((\d+) hold, (\d+) "
+                   r"inside noise, (\d+) fail", summary, re.M)
+check([l[1] for l in lines][0::2] == ["n/a", "n/a"] and len(lines) == 3 and
+      lines[1][1] != "n/a" and sum(map(int, lines[1][2:])) == 6,
+      f"summary.md: target lines {lines}")
 for line in failures:
     print("FAIL:", line)
 sys.exit(1 if failures else 0)

@@ -53,10 +53,9 @@ int iterations_for(uint64_t bytes) {
 
 StatusOr<SizeTiming> time_both_sides(BenchCollective& collective, CollectiveOps& ops,
                                      const CallOptions& call, int rounds, int iterations,
-                                     bool null_comparison) {
+                                     bool null_comparison, bool with_null) {
   SizeTiming t;
   t.iterations = std::max(iterations, 1);
-  t.reference.seconds = t.side.seconds = 1e30;
   Status failure;
   auto reference = [&] { collective.call_reference(); };
   auto side = [&] {
@@ -67,25 +66,28 @@ StatusOr<SizeTiming> time_both_sides(BenchCollective& collective, CollectiveOps&
     Status s = collective.call_strata(ops, call);
     if (!s.ok() && failure.ok()) failure = s;
   };
-  std::vector<double> round_ratios;
+  // The loops of a round, in an order that turns each round, so no loop
+  // always inherits another's cache state or a drifting clock speed.
+  enum Loop { kReference, kSide, kAgain };
+  std::vector<Loop> order = {kReference, kSide};
+  if (with_null) order.push_back(kAgain);
+  LoopCost* costs[3] = {&t.reference, &t.side, &t.again};
+  for (LoopCost* c : costs) c->seconds = 1e30;
+  std::vector<double> side_ratios, null_ratios;
   for (int round = 0; round < rounds; ++round) {
-    // Alternate which side goes first, so neither always inherits the
-    // other's cache state or a drifting clock speed.
-    LoopCost r, s;
-    if (round % 2 == 0) {
-      r = time_loop(t.iterations, reference);
-      s = time_loop(t.iterations, side);
-    } else {
-      s = time_loop(t.iterations, side);
-      r = time_loop(t.iterations, reference);
+    double seconds[3] = {0, 0, 0};
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Loop loop = order[(i + static_cast<size_t>(round)) % order.size()];
+      const LoopCost c = loop == kSide ? time_loop(t.iterations, side)
+                                       : time_loop(t.iterations, reference);
+      LoopCost& kept = *costs[loop];
+      kept.seconds = std::min(kept.seconds, c.seconds);
+      kept.user_us += c.user_us / rounds;
+      kept.system_us += c.system_us / rounds;
+      seconds[loop] = c.seconds;
     }
-    t.reference.seconds = std::min(t.reference.seconds, r.seconds);
-    t.side.seconds = std::min(t.side.seconds, s.seconds);
-    round_ratios.push_back(s.seconds / r.seconds);
-    t.reference.user_us += r.user_us / rounds;
-    t.reference.system_us += r.system_us / rounds;
-    t.side.user_us += s.user_us / rounds;
-    t.side.system_us += s.system_us / rounds;
+    side_ratios.push_back(seconds[kSide] / seconds[kReference]);
+    if (with_null) null_ratios.push_back(seconds[kAgain] / seconds[kReference]);
     // Every rank stops if any failed: one that went on alone would wait
     // in the next round's barrier forever.
     int failed = failure.ok() ? 0 : 1;
@@ -94,8 +96,16 @@ StatusOr<SizeTiming> time_both_sides(BenchCollective& collective, CollectiveOps&
     if (failed != 0) return UnavailableError("strata-mpi-bench: another rank's call failed");
     collective.refill();  // keep values finite
   }
-  std::sort(round_ratios.begin(), round_ratios.end());
-  t.median_ratio = round_ratios[round_ratios.size() / 2];
+  auto median = [](std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  t.median_ratio = median(side_ratios);
+  if (with_null) {
+    t.null_median_ratio = median(null_ratios);
+  } else {
+    t.again = LoopCost{};
+  }
   return t;
 }
 

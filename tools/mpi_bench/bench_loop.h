@@ -21,6 +21,11 @@ struct SizeTiming {
   int iterations = 0;
   LoopCost reference, side;
   double median_ratio = 0;  // median over rounds of side / reference time
+  // With a null loop: the reference timed again in the same rounds, and
+  // the median over rounds of that time / the reference's: the noise the
+  // side's ratio is read against, measured in the same launch and size.
+  LoopCost again;
+  double null_median_ratio = 0;  // 0: no null loop
 };
 
 // ~256 MiB moved per round and side, 4 to 20000 calls.
@@ -28,10 +33,11 @@ int iterations_for(uint64_t bytes);
 
 // The side is `collective` through `ops` with `call`, or, under
 // null_comparison, the reference once more; `iterations` calls per round
-// and side. Collective over MPI_COMM_WORLD.
+// and side. with_null adds a third loop per round, the reference again
+// (SizeTiming::again). Collective over MPI_COMM_WORLD.
 StatusOr<SizeTiming> time_both_sides(BenchCollective& collective, CollectiveOps& ops,
                                      const CallOptions& call, int rounds, int iterations,
-                                     bool null_comparison);
+                                     bool null_comparison, bool with_null);
 
 }  // namespace strata
 

@@ -48,6 +48,7 @@ Status BenchOutput::open_csv(const std::string& path) {
   if (cpu_) {
     std::fprintf(csv_, ",%s_user_us,%s_system_us,%s_user_us,%s_system_us", ref, ref, side, side);
   }
+  if (names_.with_null) std::fprintf(csv_, ",%s_again_us,null_median_ratio", ref);
   std::fprintf(csv_, "\n");
   return Status::Ok();
 }
@@ -73,6 +74,7 @@ void BenchOutput::header() {
     std::printf(" %9s %9s %9s %9s", (ref + "_usr").c_str(), (ref + "_sys").c_str(),
                 (names_.side_short + "_usr").c_str(), (names_.side_short + "_sys").c_str());
   }
+  if (names_.with_null) std::printf(" %8s", "null");
   std::printf("\n");
 }
 
@@ -98,6 +100,7 @@ void BenchOutput::row(const SizeReport& r) {
     std::printf(" %9.2f %9.2f %9.2f %9.2f", ref.user_us, ref.system_us, side.user_us,
                 side.system_us);
   }
+  if (names_.with_null) std::printf(" %8.3f", r.timing.null_median_ratio);
   std::printf("\n");
   std::fflush(stdout);
   if (csv_ == nullptr) return;
@@ -110,6 +113,9 @@ void BenchOutput::row(const SizeReport& r) {
   if (cpu_) {
     std::fprintf(csv_, ",%.3f,%.3f,%.3f,%.3f", ref.user_us, ref.system_us, side.user_us,
                  side.system_us);
+  }
+  if (names_.with_null) {
+    std::fprintf(csv_, ",%.3f,%.4f", r.timing.again.seconds * 1e6, r.timing.null_median_ratio);
   }
   std::fprintf(csv_, "\n");
 }

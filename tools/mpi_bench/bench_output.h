@@ -19,6 +19,7 @@ struct OutputNames {
   std::string reference;
   std::string side;
   std::string side_short;
+  bool with_null = false;  // a null column: <reference>_again_us, null_median_ratio
 };
 
 struct SizeReport {

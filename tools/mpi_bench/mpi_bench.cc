@@ -95,6 +95,7 @@ struct Options {
   bool cpu = false;
   bool p2p_reference = false;
   bool null_comparison = false;
+  bool with_null = false;
 };
 
 // The mpi plugin always (its resolver forms the team), and the plugin that
@@ -156,6 +157,7 @@ Status run(const Options& o, int rank, int world) {
   names.reference = o.p2p_reference ? "p2p" : "mpi";
   names.side = o.null_comparison ? names.reference + "_again" : "strata";
   names.side_short = o.null_comparison ? "again" : "str";
+  names.with_null = o.with_null;
   BenchOutput output(names, o.cpu, rank == 0);
   if (rank == 0) {
     const char* btl = std::getenv("OMPI_MCA_btl");
@@ -169,6 +171,11 @@ Status run(const Options& o, int rank, int world) {
                      o.algorithm + ")");
     } else {
       output.comment(what + " vs CollectiveOps::" + bench_op_name(o.op) + " (" + o.algorithm + ")");
+    }
+    if (o.with_null) {
+      output.comment("null: every round also times " + names.reference +
+                     " again; null = median over rounds of that time / " + names.reference +
+                     "'s, the noise each ratio is read against");
     }
     output.comment(copy_bandwidth_line(copy, "at the start"));
     output.comment(std::string("memory bound: ") + bound_formula(o.op, o.in_place) +
@@ -196,7 +203,7 @@ Status run(const Options& o, int rank, int world) {
     if (o.max_iterations > 0) iterations = std::min(iterations, o.max_iterations);
     STRATA_ASSIGN_OR_RETURN(SizeTiming timing,
                             time_both_sides(*collective, *team.ops, call, o.rounds, iterations,
-                                            o.null_comparison));
+                                            o.null_comparison, o.with_null));
     // A timing is only worth printing for right answers: one more call of
     // each side on inputs whose answer is known, counted over every rank.
     long long wrong = collective->wrong_after([&] { collective->call_reference(); });
@@ -287,6 +294,8 @@ void usage(int rank) {
                "       [--copy-bytes SIZE]  (per rank, for the copy bandwidth; default 128MiB)\n"
                "       [--cpu]  (processor time per call, user and system)\n"
                "       [--null]  (both sides the reference: the noise floor)\n"
+               "       [--with-null]  (each round also times the reference again: a null\n"
+               "                       ratio per size, in the same launch)\n"
                "       [--reference allreduce|p2p]  (all_reduce's yardstick)\n");
 }
 
@@ -321,6 +330,8 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
       o.csv = argv[++i];
     } else if (arg == "--null") {
       o.null_comparison = true;
+    } else if (arg == "--with-null") {
+      o.with_null = true;
     } else if (arg == "--cpu") {
       o.cpu = true;
     } else if (arg == "--config" && has_value) {
@@ -334,6 +345,13 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
   }
   if (o.min_bytes == 0 || o.min_bytes > o.max_bytes) {
     if (rank == 0) std::fprintf(stderr, "strata-mpi-bench: -b must be at least 1 B and at most -e\n");
+    return 2;
+  }
+  if (o.null_comparison && o.with_null) {
+    if (rank == 0) {
+      std::fprintf(stderr, "strata-mpi-bench: --null and --with-null together time the "
+                           "reference against itself twice; give one\n");
+    }
     return 2;
   }
   if (o.algorithm.empty()) o.algorithm = std::string("mpi/") + bench_op_name(o.op) + "/native";
