@@ -67,9 +67,10 @@ void MappedOperation::check_still_in_call(int rank) const {
   // made from the peer's buffer before it (withdraw() explains).
   if (std::atomic_ref<uint64_t>(theirs.withdrawn).fetch_add(0, std::memory_order_acq_rel) ==
       sequence() + 1) {
+    // Its reason is in its segment already (ShmOperation::fail, abort).
     throw sdk::Error(STRATA_PEER_FAILED, who(rank) + " gave up call " + std::to_string(sequence()) +
-                                             " (it failed or was aborted): nothing more is "
-                                             "written into its buffers");
+                                             " (" + team().segment(rank).gave_up() +
+                                             "): nothing more is written into its buffers");
   }
 }
 

@@ -153,6 +153,21 @@ void Segment::sleep_until(Flag f, uint64_t value, std::chrono::nanoseconds timeo
   sleep_until(flag(f), value, timeout);
 }
 
+void Segment::give_up(const std::string& why) const {
+  SegmentHeader& h = header();
+  const size_t n = std::min(why.size(), kGaveUpWhyBytes - 1);
+  std::memcpy(h.gave_up_why, why.data(), n);
+  h.gave_up_why[n] = '\0';
+  std::atomic_ref<uint64_t>(h.gave_up).store(1, std::memory_order_release);
+}
+
+std::string Segment::gave_up() const {
+  const SegmentHeader& h = header();
+  if (std::atomic_ref<const uint64_t>(h.gave_up).load(std::memory_order_acquire) == 0) return {};
+  // Written once, before the flag: a bounded copy, whatever the peer wrote.
+  return std::string(h.gave_up_why, strnlen(h.gave_up_why, kGaveUpWhyBytes));
+}
+
 std::byte* Segment::box_payload(uint64_t index) const { return box(index).payload; }
 
 // seq_cst as raise(): a reader asleep on the box is woken by the raise of

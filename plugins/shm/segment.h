@@ -26,6 +26,7 @@ namespace strata::shm {
 inline constexpr uint64_t kSegmentMagic = 0x5354524154415348ull;  // "STRATASH"
 inline constexpr uint64_t kMaxSlots = 64;
 inline constexpr size_t kBoxBytes = 56;
+inline constexpr size_t kGaveUpWhyBytes = 1024;
 
 // A chunk of at most kBoxBytes staged beside its count on one line, in a
 // ring of kMaxSlots boxes (a boxed broadcast's root may run that far
@@ -80,6 +81,11 @@ struct SegmentHeader {
   // call's first `staged` and read by peers after it; rewritten only once
   // every peer is done with the call (but `withdrawn`, when it gives up).
   alignas(64) PublishedBuffers buffers;
+  // Why this rank stopped taking part in the team (ShmTeam::mark_broken),
+  // once: `gave_up_why` first, then `gave_up` = 1. A peer waiting on one
+  // of its flags fails at once with the reason, not at its own deadline.
+  alignas(64) uint64_t gave_up;
+  char gave_up_why[kGaveUpWhyBytes];  // NUL-terminated, cut to fit
 };
 
 enum class Flag { kStaged, kReduced, kDone, kAttached };
@@ -122,6 +128,10 @@ class Segment {
   std::byte* box_payload(uint64_t index) const;
   void fill_box(uint64_t index, uint64_t count) const;
   uint64_t box_count(uint64_t index) const;
+  // The owner's one notice that it left the team (SegmentHeader::gave_up),
+  // and a peer's read of it: empty until the owner gave up.
+  void give_up(const std::string& why) const;
+  std::string gave_up() const;
   // sleep_until() for a box's count.
   void sleep_until_box(uint64_t index, uint64_t count, std::chrono::nanoseconds timeout) const;
 

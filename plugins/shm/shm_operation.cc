@@ -165,8 +165,9 @@ void ShmOperation::abort() {
   if (posted_ && !done_) {
     // Not published (its post failed first): nothing to withdraw, and a
     // withdrawal of this sequence would hide the failed call's.
-    if (published_) withdraw();
+    // The reason first: a peer that sees the withdrawal reads it.
     team_.mark_broken("call " + std::to_string(sequence_) + " was aborted before it finished");
+    if (published_) withdraw();
   }
 }
 
@@ -272,6 +273,15 @@ void ShmOperation::check_waiting(std::chrono::steady_clock::time_point now) {
                              flag_verb(waiting_flag_) + " chunk " +
                              std::to_string(std::min(chunk_ + 1, chunks_)) +
                              " of " + std::to_string(chunks_);
+  // A peer that left the team (a call of its failed or was aborted) says
+  // why; it will raise no more flags. One that finished its part first and
+  // then gave up raised them all, so only a flag still missing counts.
+  if (std::string why = team_.segment(waiting_rank_).gave_up();
+      !why.empty() && waited_for() < waiting_value_) {
+    fail(STRATA_PEER_FAILED, "rank " + std::to_string(waiting_rank_) + " (pid " +
+                                 std::to_string(team_.pid(waiting_rank_)) +
+                                 ") left the team (" + why + ")" + waited);
+  }
   if (std::string trouble = peer_trouble(waiting_rank_, team_.pid(waiting_rank_));
       !trouble.empty()) {
     // A rank may finish its part and exit (a broadcast's root, the last
@@ -306,8 +316,8 @@ void ShmOperation::reduce_into(std::byte* const* dsts, uint32_t num_dsts,
 }
 
 void ShmOperation::fail(strata_status_t code, const std::string& why) {
+  team_.mark_broken(why);  // before the withdrawal, as in abort()
   if (published_) withdraw();
-  team_.mark_broken(why);
   failed_code_ = code;
   failed_ = "shm " + std::string(sdk::op_name(desc_.op)) + " (" + team_.where() + ", call " +
             std::to_string(sequence_) + "): " + why;

@@ -208,7 +208,11 @@ std::string ShmTeam::where() const {
 
 void ShmTeam::mark_broken(const std::string& why) {
   std::lock_guard lock(broken_mu_);
-  if (broken_.empty()) broken_ = why;
+  if (broken_.empty()) {
+    broken_ = why;
+    // Peers waiting on this rank's flags read it (ShmOperation::check_waiting).
+    own().give_up(why);
+  }
   is_broken_.store(true, std::memory_order_release);
 }
 

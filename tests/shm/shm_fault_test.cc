@@ -1,4 +1,5 @@
-// A rank that is killed (kill -9) or stopped (SIGSTOP) at different moments:
+// A rank that is killed (kill -9), stopped (SIGSTOP) or aborts its call at
+// different moments:
 // the survivors' call fails well within its deadline with an error naming
 // the rank and its pid, a later call on the broken team is refused, nothing
 // new is left in /dev/shm, and no process of the job is left behind.
@@ -73,9 +74,10 @@ class ShmFault : public ::testing::TestWithParam<FaultCase> {
     return {shared_in_, shared_out_};
   }
 
-  // Survivors: form, one good call, then calls until one fails; report it
-  // and whether a later call was refused as on a broken team.
-  int survivor(int r, FileStoreHost& host, Job& job) {
+  // Survivors: form, one good call, then (once `after` is signalled, if
+  // named) calls until one fails; report it and whether a later call was
+  // refused as on a broken team.
+  int survivor(int r, FileStoreHost& host, Job& job, const char* after = nullptr) {
     auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
     if (Outcome o = rank.form(*algorithm); o.code != STRATA_OK) {
@@ -86,6 +88,7 @@ class ShmFault : public ::testing::TestWithParam<FaultCase> {
       job.report_from(r, "first call failed: " + o.message);
       return 1;
     }
+    if (after != nullptr) job.wait_for(after, milliseconds(20000));
     // The victim may have finished its part of the call it was killed in
     // (a barrier's flag is raised at post): that call then succeeds, and
     // the next one must fail.
@@ -214,6 +217,42 @@ TEST_P(ShmFault, StoppedRankIsNamedStopped) {
   expect_nothing_left(job);
 }
 
+// A rank whose call is aborted (core's deadline, or its caller gave up)
+// lives on: the survivors learn why from its segment at once, not from
+// their own deadline, and the message says it was aborted. Not for the
+// boxed broadcast: its root is done at post, so there is nothing to abort.
+class ShmAbort : public ShmFault {};
+
+TEST_P(ShmAbort, RankThatAbortedItsCallIsNamedAtOnce) {
+  prepare();
+  Job job(kRanks);
+  job.start([&](int r, FileStoreHost& host) {
+    // The survivors post only after the abort: a call they had all joined
+    // could be complete at the victim's post, with nothing left to abort.
+    if (r != kVictim) return survivor(r, host, job, "victim_aborted");
+    auto algorithm = this->algorithm();
+    Rank rank(host, r, kRanks, kFormation);
+    if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
+      return 1;
+    }
+    Outcome unused;
+    auto op = rank.post(*algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in(), out(),
+                        GetParam().count, kVictim, kCallTimeout, &unused);
+    if (op) op->abort();
+    job.signal("victim_aborted");
+    job.wait_released(milliseconds(20000));
+    return 0;
+  });
+  expect_survivors_named_victim(job, "");
+  for (int r : survivors()) {
+    // The mapped ones may find the withdrawal first ("gave up call N (it
+    // failed or was aborted)"); both name the abort.
+    EXPECT_NE(job.report(r).find("aborted"), std::string::npos) << job.report(r);
+  }
+  EXPECT_EQ(job.reap(kVictim, milliseconds(5000)), 0);
+  expect_nothing_left(job);
+}
+
 TEST_P(ShmFault, RankKilledDuringFormationIsNamed) {
   Job job(kRanks);
   job.start([&](int r, FileStoreHost& host) {
@@ -255,6 +294,18 @@ INSTANTIATE_TEST_SUITE_P(Collectives, ShmFault,
                          ::testing::Values(FaultCase{STRATA_ALL_REDUCE, kCount},
                                            FaultCase{STRATA_BROADCAST, kCount},
                                            FaultCase{STRATA_BROADCAST, kBoxedCount},
+                                           FaultCase{STRATA_ALL_GATHER, kCount},
+                                           FaultCase{STRATA_REDUCE_SCATTER, kCount},
+                                           FaultCase{STRATA_REDUCE, kCount},
+                                           FaultCase{STRATA_BARRIER, kCount},
+                                           FaultCase{STRATA_ALL_REDUCE, kCount, true},
+                                           FaultCase{STRATA_BROADCAST, kCount, true},
+                                           FaultCase{STRATA_ALL_GATHER, kCount, true}),
+                         case_name);
+
+INSTANTIATE_TEST_SUITE_P(Collectives, ShmAbort,
+                         ::testing::Values(FaultCase{STRATA_ALL_REDUCE, kCount},
+                                           FaultCase{STRATA_BROADCAST, kCount},
                                            FaultCase{STRATA_ALL_GATHER, kCount},
                                            FaultCase{STRATA_REDUCE_SCATTER, kCount},
                                            FaultCase{STRATA_REDUCE, kCount},

@@ -82,8 +82,10 @@ TEST(ShmMappedTeam, ABufferFromElsewhereFailsItsRankAndBreaksTheTeam) {
     float* shared = shared_floats(kPairCount, 1.0f);
     // Rank 1's first buffer is ordinary memory; its second is right.
     float* first = r == 1 ? ordinary.data() : shared;
+    // A deadline far beyond the test's: rank 0 must learn of rank 1's
+    // failure from rank 1, not from the clock.
     const Outcome failed = rank.call(*algorithm, STRATA_ALL_REDUCE, STRATA_F32, STRATA_SUM, first,
-                                     first, kPairCount, 0, milliseconds(1500));
+                                     first, kPairCount, 0, milliseconds(60000));
     const Outcome next = rank.call(*algorithm, STRATA_ALL_REDUCE, STRATA_F32, STRATA_SUM, shared,
                                    shared, kPairCount, 0, milliseconds(1500));
     job.report_from(r, std::to_string(failed.code) + "|" + failed.message + "|" +
@@ -102,12 +104,16 @@ TEST(ShmMappedTeam, ABufferFromElsewhereFailsItsRankAndBreaksTheTeam) {
   EXPECT_NE(own.find("is not shm_host memory"), std::string::npos) << own;
   EXPECT_NE(own.find("an earlier call on this team failed"), std::string::npos)
       << "rank 1's next call was not refused: " << own;
-  // Rank 0 waited for a rank that never joined its call: by the deadline,
-  // named, and its next call refused; never a result mixed from two calls.
+  // Rank 0 waited for a rank that never joined its call: told at once by
+  // rank 1's segment, with rank 1's reason, and its next call refused;
+  // never a result mixed from two calls.
   const std::string peer = job.report(0);
-  EXPECT_EQ(peer.rfind(std::to_string(STRATA_TIMED_OUT) + "|", 0), 0u) << peer;
-  EXPECT_NE(peer.find("rank 1 (pid " + std::to_string(job.pid(1)) + ")"), std::string::npos)
+  EXPECT_EQ(peer.rfind(std::to_string(STRATA_PEER_FAILED) + "|", 0), 0u) << peer;
+  EXPECT_NE(peer.find("rank 1 (pid " + std::to_string(job.pid(1)) + ") left the team (the input "
+                      "at 0x"),
+            std::string::npos)
       << peer;
+  EXPECT_NE(peer.find("is not shm_host memory"), std::string::npos) << peer;
   EXPECT_NE(peer.find("an earlier call on this team failed"), std::string::npos) << peer;
 }
 
