@@ -74,6 +74,17 @@ class ShmFault : public ::testing::TestWithParam<FaultCase> {
     return {shared_in_, shared_out_};
   }
 
+  // The victim's start: formation and one good call with the others.
+  bool joined(Rank& rank, sdk::Algorithm& algorithm) {
+    return rank.form(algorithm).code == STRATA_OK && call(rank, algorithm).code == STRATA_OK;
+  }
+  // The victim's next call, posted and left to the test.
+  std::unique_ptr<sdk::Operation> post_next(Rank& rank, sdk::Algorithm& algorithm) {
+    Outcome unused;
+    return rank.post(algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in(), out(),
+                     GetParam().count, kVictim, kCallTimeout, &unused);
+  }
+
   // Survivors: form, one good call, then (once `after` is signalled, if
   // named) calls until one fails; report it and whether a later call was
   // refused as on a broken team.
@@ -167,9 +178,7 @@ TEST_P(ShmFault, RankKilledBetweenCallsIsNamedDead) {
     if (r != kVictim) return survivor(r, host, job);
     auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
-    if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
-      return 1;
-    }
+    if (!joined(rank, *algorithm)) return 1;
     ::raise(SIGKILL);
     return 1;
   });
@@ -185,13 +194,8 @@ TEST_P(ShmFault, RankKilledMidCallIsNamedDead) {
     if (r != kVictim) return survivor(r, host, job);
     auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
-    if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
-      return 1;
-    }
-    // Posted: the first chunks are staged and flagged; then it is gone.
-    Outcome unused;
-    auto op = rank.post(*algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in(), out(),
-                        GetParam().count, kVictim, kCallTimeout, &unused);
+    if (!joined(rank, *algorithm)) return 1;
+    auto op = post_next(rank, *algorithm);  // first chunks staged and flagged
     ::raise(SIGKILL);
     return 1;
   });
@@ -206,9 +210,7 @@ TEST_P(ShmFault, StoppedRankIsNamedStopped) {
     if (r != kVictim) return survivor(r, host, job);
     auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
-    if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
-      return 1;
-    }
+    if (!joined(rank, *algorithm)) return 1;
     ::raise(SIGSTOP);
     return 1;
   });
@@ -232,13 +234,8 @@ TEST_P(ShmAbort, RankThatAbortedItsCallIsNamedAtOnce) {
     if (r != kVictim) return survivor(r, host, job, "victim_aborted");
     auto algorithm = this->algorithm();
     Rank rank(host, r, kRanks, kFormation);
-    if (rank.form(*algorithm).code != STRATA_OK || call(rank, *algorithm).code != STRATA_OK) {
-      return 1;
-    }
-    Outcome unused;
-    auto op = rank.post(*algorithm, GetParam().op, STRATA_F32, STRATA_SUM, in(), out(),
-                        GetParam().count, kVictim, kCallTimeout, &unused);
-    if (op) op->abort();
+    if (!joined(rank, *algorithm)) return 1;
+    if (auto op = post_next(rank, *algorithm)) op->abort();
     job.signal("victim_aborted");
     job.wait_released(milliseconds(20000));
     return 0;
@@ -290,29 +287,21 @@ std::string case_name(const ::testing::TestParamInfo<FaultCase>& info) {
          (info.param.count == kBoxedCount ? "_boxed" : "") + (info.param.mapped ? "_mapped" : "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Collectives, ShmFault,
-                         ::testing::Values(FaultCase{STRATA_ALL_REDUCE, kCount},
-                                           FaultCase{STRATA_BROADCAST, kCount},
-                                           FaultCase{STRATA_BROADCAST, kBoxedCount},
-                                           FaultCase{STRATA_ALL_GATHER, kCount},
-                                           FaultCase{STRATA_REDUCE_SCATTER, kCount},
-                                           FaultCase{STRATA_REDUCE, kCount},
-                                           FaultCase{STRATA_BARRIER, kCount},
-                                           FaultCase{STRATA_ALL_REDUCE, kCount, true},
-                                           FaultCase{STRATA_BROADCAST, kCount, true},
-                                           FaultCase{STRATA_ALL_GATHER, kCount, true}),
-                         case_name);
+// Every collective on the chunked path and the mapped ones; `boxed` adds
+// the broadcast through the slot's box.
+std::vector<FaultCase> fault_cases(bool boxed) {
+  std::vector<FaultCase> cases = {
+      {STRATA_ALL_REDUCE, kCount},       {STRATA_BROADCAST, kCount},
+      {STRATA_ALL_GATHER, kCount},       {STRATA_REDUCE_SCATTER, kCount},
+      {STRATA_REDUCE, kCount},           {STRATA_BARRIER, kCount},
+      {STRATA_ALL_REDUCE, kCount, true}, {STRATA_BROADCAST, kCount, true},
+      {STRATA_ALL_GATHER, kCount, true}};
+  if (boxed) cases.push_back({STRATA_BROADCAST, kBoxedCount});
+  return cases;
+}
 
-INSTANTIATE_TEST_SUITE_P(Collectives, ShmAbort,
-                         ::testing::Values(FaultCase{STRATA_ALL_REDUCE, kCount},
-                                           FaultCase{STRATA_BROADCAST, kCount},
-                                           FaultCase{STRATA_ALL_GATHER, kCount},
-                                           FaultCase{STRATA_REDUCE_SCATTER, kCount},
-                                           FaultCase{STRATA_REDUCE, kCount},
-                                           FaultCase{STRATA_BARRIER, kCount},
-                                           FaultCase{STRATA_ALL_REDUCE, kCount, true},
-                                           FaultCase{STRATA_BROADCAST, kCount, true},
-                                           FaultCase{STRATA_ALL_GATHER, kCount, true}),
+INSTANTIATE_TEST_SUITE_P(Collectives, ShmFault, ::testing::ValuesIn(fault_cases(true)), case_name);
+INSTANTIATE_TEST_SUITE_P(Collectives, ShmAbort, ::testing::ValuesIn(fault_cases(false)),
                          case_name);
 
 }  // namespace
