@@ -17,7 +17,7 @@
 # lists, unless named: ALL_REDUCE=shm/all_reduce/x BROADCAST=... ALL_GATHER=...
 # Without PLUGIN's library in BUILD it says so and benches mpi/<op>/native
 # instead (the harness against itself, not a measurement of shm).
-# Environment: RANKS ("2 4"), ROUNDS (5), MIN (8B), MAX (64MiB),
+# Environment: RANKS ("2 4"), ROUNDS (6: the loops' six orders once each), MIN (8B), MAX (64MiB),
 # BIND (none: mpirun --bind-to), BENCH_ARGS (more strata-mpi-bench options).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,7 +64,7 @@ note() { echo "### $* (load: $(cut -d' ' -f1-3 /proc/loadavg))"; }
 run_bench() {  # ranks csv-name log-name args...
   local n=$1 name=$2; shift 2
   mpirun -np "$n" --oversubscribe --mca btl self,vader --bind-to "${BIND:-none}" \
-    "$bench" -b "${MIN:-8B}" -e "${MAX:-64MiB}" --rounds "${ROUNDS:-5}" --csv "$out/$name.csv" \
+    "$bench" -b "${MIN:-8B}" -e "${MAX:-64MiB}" --rounds "${ROUNDS:-6}" --csv "$out/$name.csv" \
     "$@" "${extra[@]}" 2>&1 | tee "$out/$name.log"
 }
 

@@ -31,7 +31,7 @@ Placement MappedOperation::locate(const std::byte* buffer, uint64_t bytes, const
       "the " + std::string(which) + " at " + address + " (" + std::to_string(bytes) +
       " bytes) is not shm_host memory; mapped algorithms use peers' buffers in place, so "
       "every buffer must come from the shm_host device type's allocate";
-  team().mark_broken(why);
+  team().mark_broken(why, notice_for("failed call " + std::to_string(sequence()) + ": " + why));
   throw sdk::InvalidArgument("shm " + std::string(sdk::op_name(desc().op)) + " (" +
                              team().where() + "): " + why);
 }
@@ -61,16 +61,18 @@ std::string MappedOperation::who(int rank) const {
   return "rank " + std::to_string(rank) + " (pid " + std::to_string(team().pid(rank)) + ")";
 }
 
-void MappedOperation::check_still_in_call(int rank) const {
+void MappedOperation::check_still_in_call(int rank) {
   PublishedBuffers& theirs = team().segment(rank).header().buffers;
   // An RMW, not a load: its release half keeps the reads of a copy just
   // made from the peer's buffer before it (withdraw() explains).
   if (std::atomic_ref<uint64_t>(theirs.withdrawn).fetch_add(0, std::memory_order_acq_rel) ==
       sequence() + 1) {
-    // Its reason is in its segment already (ShmOperation::fail, abort).
-    throw sdk::Error(STRATA_PEER_FAILED, who(rank) + " gave up call " + std::to_string(sequence()) +
-                                             " (" + team().segment(rank).gave_up() +
-                                             "): nothing more is written into its buffers");
+    // Its notice is in its segment already (ShmOperation::fail, abort).
+    LeftTeam left = team().segment(rank).gave_up();
+    if (left.empty()) left = {rank, team().pid(rank), "gave up call " + std::to_string(sequence())};
+    const std::string told = left.describe(rank, team().pid(rank));
+    blame(std::move(left));
+    throw sdk::Error(STRATA_PEER_FAILED, told + ": nothing more is written into its buffers");
   }
 }
 

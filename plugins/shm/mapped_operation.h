@@ -56,7 +56,7 @@ class MappedOperation : public ShmOperation {
   // Throws PEER_FAILED if rank `rank` has given up this call (withdraw():
   // it failed or was aborted), so that nothing more is written into its
   // buffers. A writer checks before each chunk it writes into a peer.
-  void check_still_in_call(int rank) const;
+  void check_still_in_call(int rank);
   // "rank r (pid n)", for messages only: no string on the way through.
   std::string who(int rank) const;
 

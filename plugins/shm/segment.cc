@@ -153,19 +153,30 @@ void Segment::sleep_until(Flag f, uint64_t value, std::chrono::nanoseconds timeo
   sleep_until(flag(f), value, timeout);
 }
 
-void Segment::give_up(const std::string& why) const {
+std::string LeftTeam::describe(int via, int64_t via_pid) const {
+  const std::string origin =
+      "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ") " + why;
+  if (via == rank) return origin;
+  return "rank " + std::to_string(via) + " (pid " + std::to_string(via_pid) + ") gave up after " +
+         origin;
+}
+
+void Segment::give_up(const LeftTeam& notice) const {
   SegmentHeader& h = header();
-  const size_t n = std::min(why.size(), kGaveUpWhyBytes - 1);
-  std::memcpy(h.gave_up_why, why.data(), n);
+  h.gave_up_rank = notice.rank;
+  h.gave_up_pid = notice.pid;
+  const size_t n = std::min(notice.why.size(), kGaveUpWhyBytes - 1);
+  std::memcpy(h.gave_up_why, notice.why.data(), n);
   h.gave_up_why[n] = '\0';
   std::atomic_ref<uint64_t>(h.gave_up).store(1, std::memory_order_release);
 }
 
-std::string Segment::gave_up() const {
+LeftTeam Segment::gave_up() const {
   const SegmentHeader& h = header();
   if (std::atomic_ref<const uint64_t>(h.gave_up).load(std::memory_order_acquire) == 0) return {};
   // Written once, before the flag: a bounded copy, whatever the peer wrote.
-  return std::string(h.gave_up_why, strnlen(h.gave_up_why, kGaveUpWhyBytes));
+  return {static_cast<int>(h.gave_up_rank), h.gave_up_pid,
+          std::string(h.gave_up_why, strnlen(h.gave_up_why, kGaveUpWhyBytes))};
 }
 
 std::byte* Segment::box_payload(uint64_t index) const { return box(index).payload; }

@@ -23,7 +23,9 @@
 
 namespace strata::shm {
 
-inline constexpr uint64_t kSegmentMagic = 0x5354524154415348ull;  // "STRATASH"
+// "STRATAS" and the header layout's version (2: the gave-up notice), so
+// ranks of builds whose headers differ refuse each other's segments.
+inline constexpr uint64_t kSegmentMagic = 0x5354524154415302ull;
 inline constexpr uint64_t kMaxSlots = 64;
 inline constexpr size_t kBoxBytes = 56;
 inline constexpr size_t kGaveUpWhyBytes = 1024;
@@ -82,10 +84,26 @@ struct SegmentHeader {
   // every peer is done with the call (but `withdrawn`, when it gives up).
   alignas(64) PublishedBuffers buffers;
   // Why this rank stopped taking part in the team (ShmTeam::mark_broken),
-  // once: `gave_up_why` first, then `gave_up` = 1. A peer waiting on one
-  // of its flags fails at once with the reason, not at its own deadline.
+  // once: the rest first, then `gave_up` = 1. A peer waiting on one of its
+  // flags fails at once with the reason, not at its own deadline. The
+  // rank it names is where the failure began: this one, or a peer whose
+  // notice made this one give up (LeftTeam).
   alignas(64) uint64_t gave_up;
+  int64_t gave_up_rank;
+  int64_t gave_up_pid;
   char gave_up_why[kGaveUpWhyBytes];  // NUL-terminated, cut to fit
+};
+
+// A notice of SegmentHeader::gave_up: rank `rank` (pid `pid`) `why`, a
+// phrase such as "aborted call 3 before it finished" or "died".
+struct LeftTeam {
+  int rank = -1;  // -1: no notice
+  int64_t pid = 0;
+  std::string why;
+  bool empty() const { return rank < 0; }
+  // "rank 2 (pid 7) aborted call 3 ...", or, read through rank `via` that
+  // gave up because of it, "rank 1 (pid 6) gave up after rank 2 (pid 7) ...".
+  std::string describe(int via, int64_t via_pid) const;
 };
 
 enum class Flag { kStaged, kReduced, kDone, kAttached };
@@ -130,8 +148,8 @@ class Segment {
   uint64_t box_count(uint64_t index) const;
   // The owner's one notice that it left the team (SegmentHeader::gave_up),
   // and a peer's read of it: empty until the owner gave up.
-  void give_up(const std::string& why) const;
-  std::string gave_up() const;
+  void give_up(const LeftTeam& notice) const;
+  LeftTeam gave_up() const;
   // sleep_until() for a box's count.
   void sleep_until_box(uint64_t index, uint64_t count, std::chrono::nanoseconds timeout) const;
 

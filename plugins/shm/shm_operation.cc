@@ -163,10 +163,12 @@ bool ShmOperation::wait_until_done(std::chrono::nanoseconds timeout) {
 
 void ShmOperation::abort() {
   if (posted_ && !done_) {
+    // The notice first: a peer that sees the withdrawal reads it.
+    team_.mark_broken("call " + std::to_string(sequence_) + " was aborted before it finished",
+                      notice_for("aborted call " + std::to_string(sequence_) +
+                                 " before it finished"));
     // Not published (its post failed first): nothing to withdraw, and a
     // withdrawal of this sequence would hide the failed call's.
-    // The reason first: a peer that sees the withdrawal reads it.
-    team_.mark_broken("call " + std::to_string(sequence_) + " was aborted before it finished");
     if (published_) withdraw();
   }
 }
@@ -269,26 +271,31 @@ uint64_t ShmOperation::waited_for() const {
 void ShmOperation::check_waiting(std::chrono::steady_clock::time_point now) {
   if (now < next_check_ || waiting_rank_ < 0) return;
   next_check_ = now + kCheckEvery;
-  const std::string waited = std::string(" while this rank waited for it to ") +
+  // "rank r", not "this rank": the text also travels in this rank's notice.
+  const std::string waited = " while rank " + std::to_string(rank()) + " waited for it to " +
                              flag_verb(waiting_flag_) + " chunk " +
                              std::to_string(std::min(chunk_ + 1, chunks_)) +
                              " of " + std::to_string(chunks_);
   // A peer that left the team (a call of its failed or was aborted) says
   // why; it will raise no more flags. One that finished its part first and
   // then gave up raised them all, so only a flag still missing counts.
-  if (std::string why = team_.segment(waiting_rank_).gave_up();
-      !why.empty() && waited_for() < waiting_value_) {
-    fail(STRATA_PEER_FAILED, "rank " + std::to_string(waiting_rank_) + " (pid " +
-                                 std::to_string(team_.pid(waiting_rank_)) +
-                                 ") left the team (" + why + ")" + waited);
+  const pid_t pid = team_.pid(waiting_rank_);
+  if (LeftTeam left = team_.segment(waiting_rank_).gave_up();
+      !left.empty() && waited_for() < waiting_value_) {
+    const std::string told = left.describe(waiting_rank_, pid);
+    blame(std::move(left));
+    fail(STRATA_PEER_FAILED, told + waited);
   }
-  if (std::string trouble = peer_trouble(waiting_rank_, team_.pid(waiting_rank_));
-      !trouble.empty()) {
+  if (std::string trouble = peer_trouble(waiting_rank_, pid); !trouble.empty()) {
     // A rank may finish its part and exit (a broadcast's root, the last
     // call of a job) while this one still reads its segment, which stays
     // mapped here: only a flag it never raised is a failure. Its flags are
     // final now, so one more look settles it.
     if (waited_for() < waiting_value_) {
+      // peer_trouble says "rank r (pid p) died": the notice keeps the verb.
+      const std::string who = "rank " + std::to_string(waiting_rank_) + " (pid " +
+                              std::to_string(static_cast<int>(pid)) + ") ";
+      blame({waiting_rank_, pid, trouble.substr(std::min(who.size(), trouble.size()))});
       fail(STRATA_PEER_FAILED, trouble + waited);
     }
     return;
@@ -315,8 +322,14 @@ void ShmOperation::reduce_into(std::byte* const* dsts, uint32_t num_dsts,
   }
 }
 
+LeftTeam ShmOperation::notice_for(const std::string& what) const {
+  if (!cause_.empty()) return cause_;
+  return {rank(), team_.pid(rank()), what};
+}
+
 void ShmOperation::fail(strata_status_t code, const std::string& why) {
-  team_.mark_broken(why);  // before the withdrawal, as in abort()
+  // Before the withdrawal, as in abort().
+  team_.mark_broken(why, notice_for("failed call " + std::to_string(sequence_) + ": " + why));
   if (published_) withdraw();
   failed_code_ = code;
   failed_ = "shm " + std::string(sdk::op_name(desc_.op)) + " (" + team_.where() + ", call " +

@@ -117,6 +117,12 @@ class ShmOperation : public sdk::Operation {
   int rank() const { return team_.rank(); }
   int size() const { return team_.size(); }
   size_t elem() const { return elem_; }
+  // What this rank tells its peers when it leaves the team because of
+  // `what` ("failed call 3: ..."), unless blame() named a peer first.
+  LeftTeam notice_for(const std::string& what) const;
+  // The call is failing because of `notice`, a peer's (the next fail()
+  // passes it on rather than a notice of this rank's own).
+  void blame(LeftTeam notice) { cause_ = std::move(notice); }
   std::byte* in() const { return in_; }
   std::byte* out() const { return out_; }
   // Reduces `num_srcs` sources of `count` elements into each of the dsts
@@ -145,6 +151,9 @@ class ShmOperation : public sdk::Operation {
   [[noreturn]] void fail(strata_status_t code, const std::string& why);
 
   ShmTeam& team_;
+  // The peer notice this call is failing because of, if any: passed on
+  // as this rank's own notice, so every rank names where it began.
+  LeftTeam cause_;
   strata_call_desc_t desc_;
   uint64_t sequence_;
   int64_t deadline_ns_;

@@ -206,12 +206,13 @@ std::string ShmTeam::where() const {
          std::to_string(id_);
 }
 
-void ShmTeam::mark_broken(const std::string& why) {
+void ShmTeam::mark_broken(const std::string& why, const LeftTeam& notice) {
   std::lock_guard lock(broken_mu_);
-  if (broken_.empty()) {
-    broken_ = why;
+  if (broken_.empty()) broken_ = why.empty() ? "no reason given" : why;
+  if (!notice_published_) {
     // Peers waiting on this rank's flags read it (ShmOperation::check_waiting).
-    own().give_up(why);
+    own().give_up(notice);
+    notice_published_ = true;
   }
   is_broken_.store(true, std::memory_order_release);
 }

@@ -73,8 +73,9 @@ class ShmTeam {
   PeerBuffers& peer_buffers() { return peer_buffers_; }
 
   // A failed or aborted call leaves the flags mid-way: every later call is
-  // refused until the team is rebuilt.
-  void mark_broken(const std::string& why);
+  // refused until the team is rebuilt (`why` says so locally), and the
+  // first notice is published to the peers (Segment::give_up).
+  void mark_broken(const std::string& why, const LeftTeam& notice);
   void check_usable() const;
 
   // What a rank publishes in the team store: "pid fd slots slot_bytes host".
@@ -112,6 +113,7 @@ class ShmTeam {
   PeerBuffers peer_buffers_;
   mutable std::mutex broken_mu_;
   std::string broken_;
+  bool notice_published_ = false;  // under broken_mu_: a notice is written once
   // Set with broken_: every call looks at it, and a lock per call costs
   // a small call a tenth of its time.
   std::atomic<bool> is_broken_{false};

@@ -64,22 +64,28 @@ def read_csv(path):
             columns = reader.fieldnames or []
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}") from e
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not a readable CSV ({e})") from e
     # bytes, iterations, <reference>_us, <side>_us, ...
     if columns[:2] != ["bytes", "iterations"] or len(columns) < 7 or \
             not columns[3].endswith("_us") or "median_ratio" not in columns:
         raise InputError(f"{path}: not a strata-mpi-bench CSV (columns: {', '.join(columns)})")
+    if not rows:
+        raise InputError(f"{path}: no rows (did the run stop before its first size?)")
     try:
         return columns[3][:-3], {int(r["bytes"]): r for r in rows}
-    except ValueError as e:
+    except (TypeError, ValueError) as e:
         raise InputError(f"{path}: a bytes value that is not a number ({e})") from e
 
 
-def ratio(row, path, column="median_ratio"):
+def ratio(row, path, column="median_ratio", zero_ok=False):
+    """A positive finite number from `column` (or 0, if zero_ok), else an
+    InputError naming the file, the column and the size."""
     try:
         q = float(row[column])
     except (TypeError, ValueError):
-        q = 0.0
-    if not q > 0 or math.isinf(q):
+        q = -1.0
+    if not (q > 0 or (zero_ok and q == 0)) or math.isinf(q):
         raise InputError(f"{path}: {column} {row[column]!r} at {row['bytes']} B")
     return q
 
@@ -125,8 +131,8 @@ def judge_cell(out, op, n, place):
         t = ratio(rows[LATENCY_BYTES], path)
         cell["latency"] = (t, verdict(t <= LATENCY_LIMIT, d_latency is not None and
                                       t / d_latency <= LATENCY_LIMIT))
-    if BOUND_BYTES in rows:
-        pct = float(rows[BOUND_BYTES].get(f"{side}_pct_bound") or 0)
+    if BOUND_BYTES in rows and f"{side}_pct_bound" in rows[BOUND_BYTES]:
+        pct = ratio(rows[BOUND_BYTES], path, f"{side}_pct_bound", zero_ok=True)
         cell["bound"] = (pct, verdict(pct >= BOUND_PCT, False))
     return cell
 
@@ -198,6 +204,7 @@ def write_atomically(path, text):
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would keep a report from its readers
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

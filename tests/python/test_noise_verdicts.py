@@ -111,6 +111,24 @@ def test_a_ratio_that_is_not_a_time_ratio_is_a_clear_error(tmp_path, bad, says):
     assert str(path) in err and says in err, err
 
 
+def test_a_bound_that_is_not_a_number_and_a_csv_without_rows_are_clear_errors(tmp_path):
+    path = tmp_path / "all_gather_np2_in_place.csv"
+    write_cell(tmp_path, path.name, {64 * MIB: (0.4, 1.0, 55.0)})
+    path.write_text(path.read_text().replace(",55.0,", ",nan,"))
+    rc, _, err = judge(tmp_path)
+    assert rc == 2 and "strata_pct_bound 'nan' at 67108864 B" in err, err
+    write_cell(tmp_path, path.name, {})
+    rc, _, err = judge(tmp_path)
+    assert rc == 2 and str(path) in err and "no rows" in err, err
+
+
+def test_the_report_is_readable_by_others(tmp_path):
+    write_cell(tmp_path, "all_reduce_np2_in_place.csv", {8: (1.0, 1.0, 0)})
+    summary = tmp_path / "summary.md"
+    assert judge(tmp_path, "--markdown", str(summary))[0] == 0
+    assert summary.stat().st_mode & 0o777 == 0o644
+
+
 def test_a_folder_without_bench_csvs_or_with_a_foreign_csv_is_a_clear_error(tmp_path):
     rc, _, err = judge(tmp_path)
     assert rc == 2 and "no <op>_np<n>_<in_place|out_of_place>.csv" in err, err

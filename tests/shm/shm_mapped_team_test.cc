@@ -89,7 +89,8 @@ TEST(ShmMappedTeam, ABufferFromElsewhereFailsItsRankAndBreaksTheTeam) {
     const Outcome next = rank.call(*algorithm, STRATA_ALL_REDUCE, STRATA_F32, STRATA_SUM, shared,
                                    shared, kPairCount, 0, milliseconds(1500));
     job.report_from(r, std::to_string(failed.code) + "|" + failed.message + "|" +
-                           std::to_string(next.code) + "|" + next.message);
+                           std::to_string(next.code) + "|" + next.message + "|" +
+                           std::to_string(failed.seconds));
     // Alive until both reported: rank 0 is to see a peer that runs on.
     job.wait_released(milliseconds(20000));
     return 0;
@@ -109,11 +110,12 @@ TEST(ShmMappedTeam, ABufferFromElsewhereFailsItsRankAndBreaksTheTeam) {
   // never a result mixed from two calls.
   const std::string peer = job.report(0);
   EXPECT_EQ(peer.rfind(std::to_string(STRATA_PEER_FAILED) + "|", 0), 0u) << peer;
-  EXPECT_NE(peer.find("rank 1 (pid " + std::to_string(job.pid(1)) + ") left the team (the input "
+  EXPECT_NE(peer.find("rank 1 (pid " + std::to_string(job.pid(1)) + ") failed call 0: the input "
                       "at 0x"),
             std::string::npos)
       << peer;
   EXPECT_NE(peer.find("is not shm_host memory"), std::string::npos) << peer;
+  EXPECT_LT(std::stod(peer.substr(peer.rfind('|') + 1)), 3.0) << "told too late: " << peer;
   EXPECT_NE(peer.find("an earlier call on this team failed"), std::string::npos) << peer;
 }
 
@@ -194,7 +196,7 @@ TEST(ShmMappedTeam, APeerThatGaveUpIsNotWrittenInto) {
   EXPECT_EQ(job.report(0), std::to_string(STRATA_TIMED_OUT) + "|intact");
   const std::string late = job.report(1);
   EXPECT_EQ(late.rfind(std::to_string(STRATA_PEER_FAILED) + "|", 0), 0u) << late;
-  EXPECT_NE(late.find("rank 0 (pid " + std::to_string(job.pid(0)) + ") gave up call"),
+  EXPECT_NE(late.find("rank 0 (pid " + std::to_string(job.pid(0)) + ") failed call 0"),
             std::string::npos)
       << late;
 }

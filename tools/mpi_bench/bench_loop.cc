@@ -66,18 +66,25 @@ StatusOr<SizeTiming> time_both_sides(BenchCollective& collective, CollectiveOps&
     Status s = collective.call_strata(ops, call);
     if (!s.ok() && failure.ok()) failure = s;
   };
-  // The loops of a round, in an order that turns each round, so no loop
-  // always inherits another's cache state or a drifting clock speed.
+  // The loops of a round in an order that changes each round, so that no
+  // loop always goes first or always follows the same loop (inheriting its
+  // cache state, or a drifting clock speed): two loops alternate; three
+  // take the six orders in turn, which over six rounds puts each loop first
+  // twice and right after each other loop twice (any three rounds: each
+  // loop first once).
   enum Loop { kReference, kSide, kAgain };
-  std::vector<Loop> order = {kReference, kSide};
-  if (with_null) order.push_back(kAgain);
+  static constexpr Loop kPairs[2][2] = {{kReference, kSide}, {kSide, kReference}};
+  static constexpr Loop kTriples[6][3] = {
+      {kReference, kSide, kAgain}, {kAgain, kSide, kReference}, {kSide, kAgain, kReference},
+      {kReference, kAgain, kSide}, {kAgain, kReference, kSide}, {kSide, kReference, kAgain}};
   LoopCost* costs[3] = {&t.reference, &t.side, &t.again};
   for (LoopCost* c : costs) c->seconds = 1e30;
   std::vector<double> side_ratios, null_ratios;
   for (int round = 0; round < rounds; ++round) {
+    const Loop* order = with_null ? kTriples[round % 6] : kPairs[round % 2];
     double seconds[3] = {0, 0, 0};
-    for (size_t i = 0; i < order.size(); ++i) {
-      const Loop loop = order[(i + static_cast<size_t>(round)) % order.size()];
+    for (int i = 0; i < (with_null ? 3 : 2); ++i) {
+      const Loop loop = order[i];
       const LoopCost c = loop == kSide ? time_loop(t.iterations, side)
                                        : time_loop(t.iterations, reference);
       LoopCost& kept = *costs[loop];

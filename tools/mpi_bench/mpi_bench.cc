@@ -45,10 +45,14 @@
 // --null times the reference on both sides: the ratios it prints are what
 // the benchmark reads when there is no difference at all, the yardstick for
 // how far one launch's row can be trusted (docs/performance/mpi.md).
+// --with-null keeps the side and times the reference a second time in every
+// round: a null ratio per size from the same launch (null_median_ratio),
+// which python/strata/_noise_verdicts.py reads each cell against.
 //
 //   mpirun -np 2 build/bin/strata-mpi-bench [--op all_reduce|broadcast|all_gather]
 //            [-b 8B] [-e 64MiB] [--out-of-place] [--csv FILE] [--config FILE] [--cpu]
-//            [--algorithm ID|auto] [--plugin FILE] [--reference allreduce|p2p] [--null]
+//            [--algorithm ID|auto] [--plugin FILE] [--reference allreduce|p2p]
+//            [--null | --with-null]
 //            [--buffers host|shm_host]
 //            [--copy-bytes 128MiB] [--rounds 3] [--iterations N | --max-iterations N]
 //
