@@ -58,7 +58,7 @@ void MappedOperation::withdraw() {
 }
 
 std::string MappedOperation::who(int rank) const {
-  return "rank " + std::to_string(rank) + " (pid " + std::to_string(team().pid(rank)) + ")";
+  return rank_and_pid(rank, team().pid(rank));
 }
 
 void MappedOperation::check_still_in_call(int rank) {

@@ -34,18 +34,25 @@ PeerLiveness peer_liveness(pid_t pid) {
   }
 }
 
-std::string peer_trouble(int rank, pid_t pid) {
-  const std::string who =
-      "rank " + std::to_string(rank) + " (pid " + std::to_string(static_cast<int>(pid)) + ")";
+std::string rank_and_pid(int rank, int64_t pid) {
+  return "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ")";
+}
+
+std::string peer_state(pid_t pid) {
   switch (peer_liveness(pid)) {
     case PeerLiveness::kDead:
-      return who + " died";
+      return "died";
     case PeerLiveness::kStopped:
-      return who + " is stopped (SIGSTOP or a debugger)";
+      return "is stopped (SIGSTOP or a debugger)";
     case PeerLiveness::kRunning:
       break;
   }
   return {};
+}
+
+std::string peer_trouble(int rank, pid_t pid) {
+  const std::string state = peer_state(pid);
+  return state.empty() ? state : rank_and_pid(rank, pid) + " " + state;
 }
 
 }  // namespace strata::shm

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 
 namespace strata::shm {
@@ -16,8 +17,14 @@ enum class PeerLiveness { kRunning, kDead, kStopped };
 
 PeerLiveness peer_liveness(pid_t pid);
 
-// "rank 2 (pid 1234) died" / "rank 2 (pid 1234) is stopped (SIGSTOP or a
-// debugger)"; empty while the peer runs.
+// "rank 2 (pid 1234)": how every shm message names a rank.
+std::string rank_and_pid(int rank, int64_t pid);
+
+// "died" / "is stopped (SIGSTOP or a debugger)"; empty while the peer runs.
+std::string peer_state(pid_t pid);
+
+// rank_and_pid + " " + peer_state, "rank 2 (pid 1234) died"; empty while
+// the peer runs.
 std::string peer_trouble(int rank, pid_t pid);
 
 }  // namespace strata::shm

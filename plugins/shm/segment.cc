@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "peer_liveness.h"
 #include "strata/sdk/error.h"
 
 namespace strata::shm {
@@ -154,11 +155,9 @@ void Segment::sleep_until(Flag f, uint64_t value, std::chrono::nanoseconds timeo
 }
 
 std::string LeftTeam::describe(int via, int64_t via_pid) const {
-  const std::string origin =
-      "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ") " + why;
+  const std::string origin = rank_and_pid(rank, pid) + " " + why;
   if (via == rank) return origin;
-  return "rank " + std::to_string(via) + " (pid " + std::to_string(via_pid) + ") gave up after " +
-         origin;
+  return rank_and_pid(via, via_pid) + " gave up after " + origin;
 }
 
 void Segment::give_up(const LeftTeam& notice) const {

@@ -280,31 +280,27 @@ void ShmOperation::check_waiting(std::chrono::steady_clock::time_point now) {
   // why; it will raise no more flags. One that finished its part first and
   // then gave up raised them all, so only a flag still missing counts.
   const pid_t pid = team_.pid(waiting_rank_);
+  // Fails naming where the failure began, and passes that on (notice_for).
+  auto fail_because = [&](LeftTeam notice) {
+    const std::string told = notice.describe(waiting_rank_, pid);
+    blame(std::move(notice));
+    fail(STRATA_PEER_FAILED, told + waited);
+  };
   if (LeftTeam left = team_.segment(waiting_rank_).gave_up();
       !left.empty() && waited_for() < waiting_value_) {
-    const std::string told = left.describe(waiting_rank_, pid);
-    blame(std::move(left));
-    fail(STRATA_PEER_FAILED, told + waited);
+    fail_because(std::move(left));
   }
-  if (std::string trouble = peer_trouble(waiting_rank_, pid); !trouble.empty()) {
+  if (std::string state = peer_state(pid); !state.empty()) {
     // A rank may finish its part and exit (a broadcast's root, the last
     // call of a job) while this one still reads its segment, which stays
     // mapped here: only a flag it never raised is a failure. Its flags are
     // final now, so one more look settles it.
-    if (waited_for() < waiting_value_) {
-      // peer_trouble says "rank r (pid p) died": the notice keeps the verb.
-      const std::string who = "rank " + std::to_string(waiting_rank_) + " (pid " +
-                              std::to_string(static_cast<int>(pid)) + ") ";
-      blame({waiting_rank_, pid, trouble.substr(std::min(who.size(), trouble.size()))});
-      fail(STRATA_PEER_FAILED, trouble + waited);
-    }
+    if (waited_for() < waiting_value_) fail_because({waiting_rank_, pid, state});
     return;
   }
   if (now >= deadline_) {
-    fail(STRATA_TIMED_OUT, "rank " + std::to_string(waiting_rank_) + " (pid " +
-                               std::to_string(team_.pid(waiting_rank_)) +
-                               ") is running but did not keep up by the call's deadline" +
-                               waited);
+    fail(STRATA_TIMED_OUT, rank_and_pid(waiting_rank_, pid) +
+                               " is running but did not keep up by the call's deadline" + waited);
   }
 }
 
