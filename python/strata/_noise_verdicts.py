@@ -100,7 +100,7 @@ def spread(null_ratios, low, high):
 def null_ratios(out, op, n, rows, path):
     """{bytes: null median ratio} and where it came from: the run's own
     null column, else the op's separate --null run, else nothing."""
-    if rows and all("null_median_ratio" in r for r in rows.values()):
+    if all("null_median_ratio" in r for r in rows.values()):  # read_csv refuses no rows
         return {b: ratio(r, path, "null_median_ratio") for b, r in rows.items()}, "same run"
     null_path = os.path.join(out, f"{op}_np{n}_null.csv")
     if not os.path.exists(null_path):
