@@ -14,7 +14,6 @@
 #include <utility>
 
 #include "peer_liveness.h"
-#include "sleeper_fence.h"
 #include "strata/sdk/error.h"
 
 namespace strata::shm {
@@ -45,8 +44,7 @@ uint64_t Segment::bytes_for(uint64_t slots, uint64_t slot_bytes) {
   return kHeaderBytes + slots * ((slot_bytes + kPage - 1) / kPage * kPage);
 }
 
-Segment Segment::create(const std::string& name, uint64_t slots, uint64_t slot_bytes,
-                        bool light_raises) {
+Segment Segment::create(const std::string& name, uint64_t slots, uint64_t slot_bytes) {
   Segment s;
   s.fd_ = ::memfd_create(name.c_str(), MFD_CLOEXEC);
   if (s.fd_ < 0) throw sdk::Error(STRATA_UNAVAILABLE, errno_text("memfd_create(" + name + ")"));
@@ -62,8 +60,6 @@ Segment Segment::create(const std::string& name, uint64_t slots, uint64_t slot_b
   h.owner_pid = static_cast<uint64_t>(::getpid());
   h.slots = slots;
   h.slot_bytes = s.slot_bytes_;
-  s.light_raises_ = light_raises && register_light_raiser();
-  h.light_raises = s.light_raises_ ? 1 : 0;
   std::atomic_ref<uint64_t>(h.magic).store(kSegmentMagic, std::memory_order_release);
   return s;
 }
@@ -98,8 +94,7 @@ Segment::Segment(Segment&& other) noexcept
       bytes_(std::exchange(other.bytes_, 0)),
       slots_(other.slots_),
       slot_bytes_(other.slot_bytes_),
-      fd_(std::exchange(other.fd_, -1)),
-      light_raises_(other.light_raises_) {}
+      fd_(std::exchange(other.fd_, -1)) {}
 
 Segment& Segment::operator=(Segment&& other) noexcept {
   if (this != &other) {
@@ -110,7 +105,6 @@ Segment& Segment::operator=(Segment&& other) noexcept {
     slots_ = other.slots_;
     slot_bytes_ = other.slot_bytes_;
     fd_ = std::exchange(other.fd_, -1);
-    light_raises_ = other.light_raises_;
   }
   return *this;
 }
@@ -143,29 +137,15 @@ void Segment::store(Flag f, uint64_t value) const {
   std::atomic_ref<uint64_t>(*flag(f)).store(value, std::memory_order_release);
 }
 
-bool Segment::light_raises() const {
-  return std::atomic_ref<uint64_t>(header().light_raises).load(std::memory_order_relaxed) != 0;
-}
-
-// The raiser stores the flag then reads `sleepers`, a sleeper counts itself
-// then reads the flag; with each store ordered before its load, at least one
-// of them sees the other (no lost wake-up). Light raises leave their side's
-// ordering to the sleeper's fence (sleeper_fence.h). The futex is a shared
-// one (no FUTEX_PRIVATE_FLAG): the kernel keys it by the memfd's page, which
+// Both sides are sequentially consistent: the raiser stores the flag then
+// reads `sleepers`, a sleeper counts itself then reads the flag, so at least
+// one of them sees the other (no lost wake-up). The futex is a shared one
+// (no FUTEX_PRIVATE_FLAG): the kernel keys it by the memfd's page, which
 // every process maps at its own address.
 void Segment::raise(Flag f, uint64_t value) const {
+  std::atomic_ref<uint64_t>(*flag(f)).store(value, std::memory_order_seq_cst);
   SegmentHeader& h = header();
-  std::atomic_ref<uint32_t> sleepers(h.sleepers);
-  if (light_raises_) {
-    std::atomic_ref<uint64_t>(*flag(f)).store(value, std::memory_order_release);
-    // Keeps the compiler from reading `sleepers` first; the processor's
-    // reordering is the sleeper's fence's to cover.
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    if (sleepers.load(std::memory_order_relaxed) == 0) return;
-  } else {
-    std::atomic_ref<uint64_t>(*flag(f)).store(value, std::memory_order_seq_cst);
-    if (sleepers.load(std::memory_order_seq_cst) == 0) return;
-  }
+  if (std::atomic_ref<uint32_t>(h.sleepers).load(std::memory_order_seq_cst) == 0) return;
   std::atomic_ref<uint32_t>(h.wake).fetch_add(1, std::memory_order_seq_cst);
   ::syscall(SYS_futex, &h.wake, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
@@ -203,14 +183,7 @@ std::byte* Segment::box_payload(uint64_t index) const { return box(index).payloa
 // seq_cst as raise(): a reader asleep on the box is woken by the raise of
 // `staged` that follows, and must see the count once woken.
 void Segment::fill_box(uint64_t index, uint64_t count) const {
-  // A box's sleepers are woken by the `staged` raise that follows. (Each
-  // order spelled out: a memory order not known at compile time is seq_cst.)
-  std::atomic_ref<uint64_t> filled(box(index).count);
-  if (light_raises_) {
-    filled.store(count, std::memory_order_release);
-  } else {
-    filled.store(count, std::memory_order_seq_cst);
-  }
+  std::atomic_ref<uint64_t>(box(index).count).store(count, std::memory_order_seq_cst);
 }
 
 uint64_t Segment::box_count(uint64_t index) const {
@@ -227,12 +200,6 @@ void Segment::sleep_until(uint64_t* counter, uint64_t value,
   SegmentHeader& h = header();
   std::atomic_ref<uint32_t> sleepers(h.sleepers);
   sleepers.fetch_add(1, std::memory_order_seq_cst);
-  if (light_raises() && !fence_light_raisers()) {
-    // Without the fence a light raise may miss this sleeper: the caller
-    // looks again instead (its wait has a deadline).
-    sleepers.fetch_sub(1, std::memory_order_seq_cst);
-    return;
-  }
   const uint32_t seen = std::atomic_ref<uint32_t>(h.wake).load(std::memory_order_seq_cst);
   if (std::atomic_ref<uint64_t>(*counter).load(std::memory_order_seq_cst) < value) {
     const auto ns = std::max<int64_t>(0, timeout.count());

@@ -23,9 +23,9 @@
 
 namespace strata::shm {
 
-// "STRATAS" and the header layout's version (3: light raises), so ranks
-// of builds whose headers differ refuse each other's segments.
-inline constexpr uint64_t kSegmentMagic = 0x5354524154415303ull;
+// "STRATAS" and the header layout's version (2: the gave-up notice), so
+// ranks of builds whose headers differ refuse each other's segments.
+inline constexpr uint64_t kSegmentMagic = 0x5354524154415302ull;
 inline constexpr uint64_t kMaxSlots = 64;
 inline constexpr size_t kBoxBytes = 56;
 inline constexpr size_t kGaveUpWhyBytes = 1024;
@@ -66,9 +66,6 @@ struct SegmentHeader {
   uint64_t rank;
   uint64_t slots;
   uint64_t slot_bytes;
-  // 1: the owner raises its flags without a barrier, and a sleeper on
-  // them fences first (sleeper_fence.h); 0: every raise is fenced.
-  uint64_t light_raises;
   alignas(64) uint64_t staged;   // chunks whose input this rank staged
   alignas(64) uint64_t reduced;  // chunks whose slice this rank reduced (or copied)
   alignas(64) uint64_t done;     // chunks this rank read everything it needed of
@@ -114,10 +111,8 @@ enum class Flag { kStaged, kReduced, kDone, kAttached };
 class Segment {
  public:
   // A new zero-filled segment for `slots` slots of `slot_bytes` (a multiple
-  // of the page size), raised lightly if `light_raises` and this process
-  // could register for it (sleeper_fence.h). Throws sdk::Error.
-  static Segment create(const std::string& name, uint64_t slots, uint64_t slot_bytes,
-                        bool light_raises);
+  // of the page size). Throws sdk::Error.
+  static Segment create(const std::string& name, uint64_t slots, uint64_t slot_bytes);
   // Maps the segment `fd` of process `pid`, `bytes` long, laid out as
   // `slots` x `slot_bytes` (what the owner published). Throws sdk::Error
   // carrying errno's text; the caller names the rank.
@@ -135,8 +130,6 @@ class Segment {
   SegmentHeader& header() const { return *reinterpret_cast<SegmentHeader*>(base_); }
   std::byte* slot(uint64_t index) const;
   uint64_t bytes() const { return bytes_; }
-  // Whether the owner raises without a barrier (read from the header).
-  bool light_raises() const;
   int fd() const { return fd_; }
   // Every peer has its own mapping: the descriptor is no longer needed.
   void close_fd();
@@ -170,7 +163,6 @@ class Segment {
   uint64_t slots_ = 1;
   uint64_t slot_bytes_ = 0;
   int fd_ = -1;
-  bool light_raises_ = false;  // the owner's own mapping: raise() skips the barrier
 };
 
 }  // namespace strata::shm

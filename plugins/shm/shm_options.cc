@@ -72,12 +72,6 @@ ShmOptions ShmOptions::from_host() {
                                  "' is not one of auto, cached, streaming");
     }
   }
-  if (auto s = setting("STRATA_SHM_RAISES", "raises")) {
-    if (s->second != "light" && s->second != "fenced") {
-      throw sdk::InvalidArgument(s->first + ": '" + s->second + "' is not one of light, fenced");
-    }
-    o.light_raises = s->second == "light";
-  }
   sdk::read_cost_model_options(kPrefix, &o.alpha, &o.beta, &o.gamma);
   return o;
 }

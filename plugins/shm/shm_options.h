@@ -38,10 +38,6 @@ struct ShmOptions {
   // The stores a stage writes its slot with (staging_choice.h): auto
   // measures which is faster for each size class while the job runs.
   Staging staging = Staging::kAuto;
-  // `raises: light` (the default): a rank raises its flags without a
-  // barrier where the kernel lets its sleepers fence instead
-  // (sleeper_fence.h); `fenced`: a full barrier on every raise.
-  bool light_raises = true;
   // The alpha-beta-gamma model AUTO ranks the algorithms by.
   double alpha = 0.3e-6;       // seconds per flag hand-off
   double beta = 1.0 / 12e9;    // seconds per byte copied through the segments

@@ -53,8 +53,7 @@ ShmTeam::ShmTeam(const strata_team_desc_t& team, const ShmOptions& options)
   const std::string name = "strata-shm-team" + std::to_string(id_) + "-rank" +
                            std::to_string(rank_);
   try {
-    segments_[static_cast<size_t>(rank_)] = Segment::create(name, options_.slots, slot_bytes_,
-                                                           options_.light_raises);
+    segments_[static_cast<size_t>(rank_)] = Segment::create(name, options_.slots, slot_bytes_);
   } catch (const sdk::Error& e) {
     throw sdk::Error(e.code(), "shm team_create (" + where() + "): " + e.what());
   }

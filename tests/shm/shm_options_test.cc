@@ -21,7 +21,6 @@ class ShmOptionsTest : public ::testing::Test {
   void TearDown() override {
     ::unsetenv("STRATA_SHM_SPIN_US");
     ::unsetenv("STRATA_SHM_STAGING");
-    ::unsetenv("STRATA_SHM_RAISES");
   }
   FileStoreHost host_{::testing::TempDir()};
 };
@@ -73,22 +72,6 @@ TEST_F(ShmOptionsTest, StagingIsReadAndABadOneNamed) {
   }
   ::unsetenv("STRATA_SHM_STAGING");
   EXPECT_EQ(ShmOptions::from_host().staging, Staging::kAuto);
-}
-
-TEST_F(ShmOptionsTest, RaisesAreLightUnlessFencedAndABadValueIsNamed) {
-  EXPECT_TRUE(ShmOptions::from_host().light_raises);
-  ::setenv("STRATA_SHM_RAISES", "fenced", 1);
-  EXPECT_FALSE(ShmOptions::from_host().light_raises);
-  ::setenv("STRATA_SHM_RAISES", "light", 1);
-  EXPECT_TRUE(ShmOptions::from_host().light_raises);
-  ::setenv("STRATA_SHM_RAISES", "lazy", 1);
-  try {
-    ShmOptions::from_host();
-    ADD_FAILURE() << "'lazy' was accepted";
-  } catch (const sdk::Error& e) {
-    EXPECT_EQ(e.code(), STRATA_INVALID_ARGUMENT);
-    EXPECT_THAT(e.what(), HasSubstr("STRATA_SHM_RAISES: 'lazy' is not one of light, fenced"));
-  }
 }
 
 }  // namespace
