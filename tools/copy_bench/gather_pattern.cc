@@ -1,0 +1,200 @@
+// strata-gather-pattern: how fast two processes can do the copies of a
+// 2-rank out-of-place all-gather, with nothing else around them: each
+// process copies its own block and its peer's into its output, in shared
+// memory both map, then both meet at a flag. Several ways to lay out
+// those copies are timed in turn within one launch (so every way sees the
+// same placement of the two cores), a loop of calls per round, median and
+// best over rounds.
+//
+// It answers one question about shm/all_gather/mapped: whether any layout
+// of the same copies would be faster (docs/performance/shm.md, "The
+// all-gather's copies"). The plugin is not involved; only the SDK's copies.
+//
+//   build/bin/strata-gather-pattern [--block BYTES] [--iterations N] [--rounds N]
+//   (defaults: 4 MiB per rank, that is an 8 MiB gathered output; 32; 6)
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "strata/sdk/host_copy.h"
+
+namespace {
+
+namespace sdk = strata::sdk;
+using Clock = std::chrono::steady_clock;
+using Copy = void (*)(void*, const void*, uint64_t) noexcept;
+
+// Lines of their own, so the flags share none with the data or each other.
+struct Meeting {
+  alignas(64) std::atomic<uint64_t> arrived[2];
+};
+
+struct Buffers {
+  std::byte* in[2];   // each rank's block
+  std::byte* out[2];  // each rank's gathered output: block 0, then block 1
+  uint64_t block;
+};
+
+// One call's copies, as rank `r` does them.
+struct Layout {
+  const char* name;
+  void (*run)(const Buffers& b, int r);
+};
+
+void own(const Buffers& b, int r, Copy copy) {
+  copy(b.out[r] + static_cast<uint64_t>(r) * b.block, b.in[r], b.block);
+}
+void peers(const Buffers& b, int r, Copy copy) {
+  const int p = 1 - r;
+  copy(b.out[r] + static_cast<uint64_t>(p) * b.block, b.in[p], b.block);
+}
+
+const Layout kLayouts[] = {
+    {"own block, then the peer's (the plugin's order on rank 0)",
+     [](const Buffers& b, int r) {
+       own(b, r, sdk::copy_host);
+       peers(b, r, sdk::copy_host);
+     }},
+    {"the peer's block, then its own",
+     [](const Buffers& b, int r) {
+       peers(b, r, sdk::copy_host);
+       own(b, r, sdk::copy_host);
+     }},
+    {"push: its own block into both outputs",
+     [](const Buffers& b, int r) {
+       own(b, r, sdk::copy_host);
+       const int p = 1 - r;
+       sdk::copy_host(b.out[p] + static_cast<uint64_t>(r) * b.block, b.in[r], b.block);
+     }},
+    {"both blocks interleaved, 256 KiB at a time",
+     [](const Buffers& b, int r) {
+       const int p = 1 - r;
+       constexpr uint64_t kPiece = 256 << 10;
+       for (uint64_t at = 0; at < b.block; at += kPiece) {
+         const uint64_t n = std::min(kPiece, b.block - at);
+         sdk::copy_host(b.out[r] + r * b.block + at, b.in[r] + at, n);
+         sdk::copy_host(b.out[r] + p * b.block + at, b.in[p] + at, n);
+       }
+     }},
+    {"both blocks with streaming stores",
+     [](const Buffers& b, int r) {
+       own(b, r, sdk::copy_host_streaming);
+       peers(b, r, sdk::copy_host_streaming);
+     }},
+    {"own block streamed, the peer's cached",
+     [](const Buffers& b, int r) {
+       own(b, r, sdk::copy_host_streaming);
+       peers(b, r, sdk::copy_host);
+     }},
+};
+constexpr int kLayoutCount = sizeof kLayouts / sizeof kLayouts[0];
+
+uint64_t parse_bytes(const char* text) {
+  char* end = nullptr;
+  const double n = std::strtod(text, &end);
+  const std::string unit = end;
+  const double scale = unit == "KiB" ? 1024.0 : unit == "MiB" ? 1048576.0 : unit.empty() ? 1 : 0;
+  if (n <= 0 || scale == 0) {
+    std::fprintf(stderr, "strata-gather-pattern: '%s' is not a size (e.g. 4MiB)\n", text);
+    std::exit(2);
+  }
+  return static_cast<uint64_t>(n * scale);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t block = 4 << 20;
+  int iterations = 32;
+  int rounds = 6;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "usage: strata-gather-pattern [--block BYTES] [--iterations N] "
+                           "[--rounds N]\n");
+      return 2;
+    }
+    if (arg == "--block") {
+      block = parse_bytes(argv[++i]);
+    } else if (arg == "--iterations") {
+      iterations = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--rounds") {
+      rounds = std::max(1, std::atoi(argv[++i]));
+    } else {
+      std::fprintf(stderr, "strata-gather-pattern: unknown option '%s'\n", arg.c_str());
+      return 2;
+    }
+  }
+  block = (block + 63) / 64 * 64;
+  const uint64_t data = 6 * block;  // two inputs, two outputs of two blocks
+  void* mapped = ::mmap(nullptr, data + sizeof(Meeting), PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) {
+    std::perror("strata-gather-pattern: mmap");
+    return 1;
+  }
+  auto* base = static_cast<std::byte*>(mapped);
+  std::memset(base, 1, data);  // every page faulted in before the fork
+  auto* meeting = new (base + data) Meeting{};
+  const Buffers buffers{{base, base + block}, {base + 2 * block, base + 4 * block}, block};
+  std::printf("# 2 processes, all-gather out of place, %.2f MiB per rank (%.2f MiB output), "
+              "%d calls a round, %d rounds, layouts in turn\n",
+              static_cast<double>(block) / 1048576, static_cast<double>(2 * block) / 1048576,
+              iterations, rounds);
+  std::fflush(stdout);
+
+  const pid_t child = ::fork();
+  if (child < 0) {
+    std::perror("strata-gather-pattern: fork");
+    return 1;
+  }
+  const int rank = child == 0 ? 1 : 0;
+  uint64_t generation = 0;
+  // A peer that died leaves the other spinning: bounded by a deadline.
+  const auto deadline = Clock::now() + std::chrono::minutes(10);
+  auto meet = [&] {
+    meeting->arrived[rank].store(++generation, std::memory_order_release);
+    for (uint64_t spins = 0; meeting->arrived[1 - rank].load(std::memory_order_acquire) < generation;
+         ++spins) {
+      if ((spins & 0xffff) == 0 && Clock::now() > deadline) {
+        std::fprintf(stderr, "strata-gather-pattern: rank %d: the peer never arrived\n", rank);
+        std::_Exit(1);
+      }
+    }
+  };
+  std::vector<std::vector<double>> us(kLayoutCount);
+  for (int round = 0; round < rounds; ++round) {
+    for (int l = 0; l < kLayoutCount; ++l) {
+      meet();
+      const auto start = Clock::now();
+      for (int i = 0; i < iterations; ++i) {
+        kLayouts[l].run(buffers, rank);
+        meet();
+      }
+      us[static_cast<size_t>(l)].push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations);
+    }
+  }
+  if (rank == 1) std::_Exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  std::printf("%10s %10s  %s\n", "median_us", "best_us", "layout");
+  for (int l = 0; l < kLayoutCount; ++l) {
+    std::vector<double> sorted = us[static_cast<size_t>(l)];
+    std::sort(sorted.begin(), sorted.end());
+    std::printf("%10.1f %10.1f  %s\n", sorted[sorted.size() / 2], sorted.front(),
+                kLayouts[l].name);
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
