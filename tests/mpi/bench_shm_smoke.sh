@@ -6,9 +6,9 @@
 # log's copy bandwidth and three target lines (the 8 B one judged, the
 # others n/a at these sizes), verdicts.txt, summary.md (each cell against
 # its null) and a PNG per op; then one direct run at 64-128 KiB, where
-# the copy ceiling and the CMA rate are measured, and one of the shm
-# plugin's mapped all-reduce on shm_host buffers (--buffers), both sides'
-# answers checked. Speed is not checked.
+# the copy ceiling, the CMA rate and every loop's processor time are
+# measured, and one of the shm plugin's mapped all-reduce on shm_host
+# buffers (--buffers), both sides' answers checked. Speed is not checked.
 #
 #   bench_shm_smoke.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -21,11 +21,12 @@ RANKS=2 MIN=8B MAX=512B ROUNDS=1 BENCH_ARGS="--iterations 5 --copy-bytes 4MiB" \
   "$source_dir/scripts/bench-shm.sh" "$build_dir" "$out" mpi > "$out/script.log" 2>&1 ||
   { cat "$out/script.log"; echo "FAIL: bench-shm.sh exited non-zero"; exit 1; }
 
-# The copy ceiling starts at 64 KiB: one short run there.
+# The copy ceiling starts at 64 KiB: one short run there, with every
+# loop's processor time (--cpu), the null's among them.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 STRATA_LOG_LEVEL=warning
 timeout 120 mpirun --oversubscribe --bind-to none --mca btl self,vader -np 2 \
   "$build_dir/bin/strata-mpi-bench" -b 64KiB -e 128KiB --rounds 1 --iterations 2 \
-  --copy-bytes 4MiB --csv "$out/ceiling.csv" > "$out/ceiling.log" 2>&1 ||
+  --copy-bytes 4MiB --cpu --with-null --csv "$out/ceiling.csv" > "$out/ceiling.log" 2>&1 ||
   { cat "$out/ceiling.log"; echo "FAIL: strata-mpi-bench at 64-128 KiB exited non-zero"; exit 1; }
 
 # Every buffer on the shm plugin's shm_host device type: the mapped
@@ -96,6 +97,14 @@ for r in rows:
     # A container's seccomp may forbid process_vm_readv: then the log says so.
     check(float(r["cma_busbw_gbs"]) > 0 or cma_refused,
           f"ceiling.csv: no CMA rate at {r['bytes']} B and no '# cma: refused' line")
+    cpu = [f"{loop}_{kind}_us" for loop in ("mpi", "strata", "mpi_again")
+           for kind in ("user", "system")]
+    check(all(c in r for c in cpu) and
+          all(float(r[f"{loop}_user_us"]) + float(r[f"{loop}_system_us"]) > 0
+              for loop in ("mpi", "strata", "mpi_again")),
+          f"ceiling.csv: not every loop's processor time at {r['bytes']} B: {r}")
+check(re.search(r"^ +size .* null again_usr again_sys$", ceiling_log, re.M),
+      f"ceiling.log: no processor-time columns for the null loop:\n{ceiling_log}")
 
 with open(os.path.join(out, "mapped.csv"), newline="") as f:
     rows = list(csv.DictReader(f))

@@ -49,6 +49,9 @@ Status BenchOutput::open_csv(const std::string& path) {
     std::fprintf(csv_, ",%s_user_us,%s_system_us,%s_user_us,%s_system_us", ref, ref, side, side);
   }
   if (names_.with_null) std::fprintf(csv_, ",%s_again_us,null_median_ratio", ref);
+  if (names_.with_null && cpu_) {
+    std::fprintf(csv_, ",%s_again_user_us,%s_again_system_us", ref, ref);
+  }
   std::fprintf(csv_, "\n");
   return Status::Ok();
 }
@@ -75,6 +78,7 @@ void BenchOutput::header() {
                 (names_.side_short + "_usr").c_str(), (names_.side_short + "_sys").c_str());
   }
   if (names_.with_null) std::printf(" %8s", "null");
+  if (names_.with_null && cpu_) std::printf(" %9s %9s", "again_usr", "again_sys");
   std::printf("\n");
 }
 
@@ -100,7 +104,9 @@ void BenchOutput::row(const SizeReport& r) {
     std::printf(" %9.2f %9.2f %9.2f %9.2f", ref.user_us, ref.system_us, side.user_us,
                 side.system_us);
   }
+  const LoopCost& again = r.timing.again;
   if (names_.with_null) std::printf(" %8.3f", r.timing.null_median_ratio);
+  if (names_.with_null && cpu_) std::printf(" %9.2f %9.2f", again.user_us, again.system_us);
   std::printf("\n");
   std::fflush(stdout);
   if (csv_ == nullptr) return;
@@ -115,8 +121,9 @@ void BenchOutput::row(const SizeReport& r) {
                  side.system_us);
   }
   if (names_.with_null) {
-    std::fprintf(csv_, ",%.3f,%.4f", r.timing.again.seconds * 1e6, r.timing.null_median_ratio);
+    std::fprintf(csv_, ",%.3f,%.4f", again.seconds * 1e6, r.timing.null_median_ratio);
   }
+  if (names_.with_null && cpu_) std::fprintf(csv_, ",%.3f,%.3f", again.user_us, again.system_us);
   std::fprintf(csv_, "\n");
 }
 

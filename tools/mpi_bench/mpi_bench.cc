@@ -28,10 +28,11 @@
 // the run (bench_targets.h), and say where a target lies above the ceiling.
 //
 // --cpu adds each side's processor time per call (user and system, mean
-// over ranks and rounds, from getrusage). With more ranks than cores the
-// wall time measures how the scheduler shares the cores, and every rank
-// spins in MPI while it waits: processor time then says which side burns
-// more of it, and in the library or in the kernel (sched_yield).
+// over ranks and rounds, from getrusage), and with --with-null the
+// reference's second loop's (again_usr, again_sys). With more ranks than
+// cores the wall time measures how the scheduler shares the cores, and
+// every rank spins in MPI while it waits: processor time then says which
+// side burns more of it, and in the library or in the kernel (sched_yield).
 //
 // --reference p2p (all_reduce only) times, in place of MPI_Allreduce, a
 // hand-written recursive doubling over the MPI calls the mpi plugin itself
@@ -296,7 +297,7 @@ void usage(int rank) {
                "       [--config FILE]  (e.g. plugins.options.mpi.ring_chunk_bytes;\n"
                "                         default: $STRATA_CONFIG, else none)\n"
                "       [--copy-bytes SIZE]  (per rank, for the copy bandwidth; default 128MiB)\n"
-               "       [--cpu]  (processor time per call, user and system)\n"
+               "       [--cpu]  (processor time per call, user and system; the null loop's too)\n"
                "       [--null]  (both sides the reference: the noise floor)\n"
                "       [--with-null]  (each round also times the reference again: a null\n"
                "                       ratio per size, in the same launch)\n"
