@@ -14,6 +14,11 @@
 namespace strata::shm {
 namespace {
 
+// The box the root claims for writing while it fills one (Segment::
+// claim_box): a few calls on, so that a reader still polling the next box
+// keeps it, and the claim has a few calls' time to land.
+constexpr uint64_t kClaimAhead = 4;
+
 class BroadcastCopyOperation final : public ShmOperation {
  public:
   BroadcastCopyOperation(ShmTeam& team, const strata_call_t& call, uint64_t per_chunk)
@@ -31,6 +36,7 @@ class BroadcastCopyOperation final : public ShmOperation {
     if (boxed_) {
       std::memcpy(box(rank(), chunk), in() + first(chunk) * elem(), bytes);
       fill_box(chunk);
+      claim_box(chunk + kClaimAhead);
     } else {
       copy_with_picked_stores(slot, in() + first(chunk) * elem(), bytes);
     }

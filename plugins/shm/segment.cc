@@ -186,6 +186,16 @@ void Segment::fill_box(uint64_t index, uint64_t count) const {
   std::atomic_ref<uint64_t>(box(index).count).store(count, std::memory_order_seq_cst);
 }
 
+void Segment::claim_box(uint64_t index) const {
+#if defined(__x86_64__)
+  // PREFETCHW (AMD since K8, Intel since Broadwell); GCC emits it for
+  // __builtin_prefetch(p, 1) only when told the target has it.
+  asm volatile("prefetchw %0" : : "m"(box(index).count));
+#else
+  __builtin_prefetch(&box(index).count, 1);
+#endif
+}
+
 uint64_t Segment::box_count(uint64_t index) const {
   return std::atomic_ref<uint64_t>(box(index).count).load(std::memory_order_acquire);
 }

@@ -146,6 +146,10 @@ class Segment {
   std::byte* box_payload(uint64_t index) const;
   void fill_box(uint64_t index, uint64_t count) const;
   uint64_t box_count(uint64_t index) const;
+  // Asks for box `index`'s line for writing now (a prefetch for
+  // ownership), so that the store filling it later finds it here and does
+  // not wait for the readers' copies of it to be given up.
+  void claim_box(uint64_t index) const;
   // The owner's one notice that it left the team (SegmentHeader::gave_up),
   // and a peer's read of it: empty until the owner gave up.
   void give_up(const LeftTeam& notice) const;

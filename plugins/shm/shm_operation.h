@@ -101,6 +101,7 @@ class ShmOperation : public sdk::Operation {
     return team_.segment(rank).box_payload(base_ + chunk);
   }
   void fill_box(uint64_t chunk) const { team_.own().fill_box(base_ + chunk, base_ + chunk + 1); }
+  void claim_box(uint64_t chunk) const { team_.own().claim_box(base_ + chunk); }
   // Copies `bytes` into this rank's slot (or, mapped, an output) with the
   // stores this call's staging choice picked (staging_choice.h).
   void copy_with_picked_stores(std::byte* to, const std::byte* from, uint64_t bytes) const;
