@@ -62,17 +62,36 @@ StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes, StoresIn
   if (into == StoresInto::kOutput && (output_bytes > 0 ? output_bytes : bytes) < kSmallestOutput) {
     return {};
   }
-  const uint64_t call = calls_[static_cast<int>(into)][op][c]++;
-  if (call == 0) return {};  // first touch: not what stores cost
-  if (call <= kSeedingCalls) return {call % 2 == 0, true, true, true};
-  const double cached = team_estimate(op, bytes, false, into);
-  const double streaming = team_estimate(op, bytes, true, into);
-  // This rank learned the seeding calls before posting this one, so the
-  // sums hold at least its own figures; a failed call is never learned from.
-  if (cached == 0 || streaming == 0) return {streaming == 0 && cached > 0, true, true, false};
-  const bool faster = streaming < cached;
-  const bool trial = call % kExploreEvery == 0;
-  return {trial ? !faster : faster, true, trial, false};
+  const int i = static_cast<int>(into);
+  const uint64_t call = calls_[i][op][c]++;
+  bool& last_streamed = last_streamed_[i][op][c];
+  Pick p;
+  if (call == 0) {
+    last_streamed = false;
+    return p;  // first touch, cached: not what stores cost
+  }
+  if (call <= kSeedingCalls) {
+    p.streaming = call > 2;
+    p.trial = true;
+    p.seeding = true;
+  } else {
+    const double cached = team_estimate(op, bytes, false, into);
+    const double streaming = team_estimate(op, bytes, true, into);
+    if (cached == 0 || streaming == 0) {
+      // This rank learned the seeding calls before posting this one, so
+      // the sums hold its own figures unless a call failed (never learned
+      // from): the store not measured yet.
+      p.streaming = streaming == 0 && cached > 0;
+      p.trial = true;
+    } else {
+      const bool faster = streaming < cached;
+      p.trial = call % kExploreEvery < 2;
+      p.streaming = p.trial ? !faster : faster;
+    }
+  }
+  p.timed = p.streaming == last_streamed;
+  last_streamed = p.streaming;
+  return p;
 }
 
 void StagingChoice::learn(strata_op_t op, uint64_t bytes, const Pick& pick, int64_t ns,

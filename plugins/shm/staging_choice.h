@@ -12,12 +12,17 @@
 //
 // So `staging: auto` (the default) measures, per op and power-of-two size
 // class of calls from kSmallest bytes: the first call (page faults, cold
-// buffers) is not timed, the next four alternate cached and streaming
-// (each store's estimate starts from the lower of its two: one preempted
-// call cannot decide), then every call takes the store the whole team
-// found faster so far, and
-// every kExploreEvery-th call tries the other so a change of placement is
-// seen. A call's time is what this rank spent inside post, test and wait
+// buffers) is not timed, the next two are cached and the three after
+// streaming (each store's estimate starts from the lower of its two: one
+// preempted call cannot decide), then every call takes the store the whole
+// team found faster so far, and every kExploreEvery calls two in a row try
+// the other so a change of placement is seen. A call is timed only when
+// the call before it took the same stores: what a store costs depends on
+// what the previous call left in the caches (the lines cached stores keep,
+// or streaming stores sent away), and a store timed right after the other
+// one's call was seen 1.5-2x off its own cost, enough to keep the slower
+// store for a whole run (docs/performance/shm.md, "Timing a store in its
+// own wake"). A call's time is what this rank spent inside post, test and wait
 // (not the caller's own work in between). Every rank publishes its
 // estimates in its segment (StagingEstimates) and decides on the sum over
 // the ranks, and all ranks make the same calls in the same order: so they
@@ -82,10 +87,13 @@ class StagingChoice {
   // finds there, and streamed copies ran 1.7-3.5x slower up to 4 MiB and
   // no faster at 8 MiB; the tries would cost that much for nothing.
   static constexpr uint64_t kSmallestOutput = uint64_t{8} << 20;
-  static constexpr uint64_t kExploreEvery = 16;
+  // Every kExploreEvery calls, two calls try the store not in favour (the
+  // first only clears the way for the second's timing).
+  static constexpr uint64_t kExploreEvery = 32;
 
-  // Calls 1..kSeedingCalls alternate the stores before the team decides.
-  static constexpr uint64_t kSeedingCalls = 4;
+  // Calls 1..kSeedingCalls take cached stores, then streaming ones, before
+  // the team decides (the first of the streaming ones untimed).
+  static constexpr uint64_t kSeedingCalls = 5;
 
   struct Pick {
     bool streaming = false;
@@ -116,6 +124,8 @@ class StagingChoice {
   StagingEstimates* own_;
   std::vector<const StagingEstimates*> team_;
   uint64_t calls_[kStoresIntoKinds][STRATA_OP_COUNT][kStagingClasses] = {};
+  // The stores the class's previous call took (whether it streamed).
+  bool last_streamed_[kStoresIntoKinds][STRATA_OP_COUNT][kStagingClasses] = {};
 };
 
 }  // namespace strata::shm
