@@ -10,8 +10,9 @@ namespace strata::shm {
 namespace {
 
 // How far one sample moves an estimate: the store in use is timed on every
-// call and follows a change within a few; a try, one call in 16, moves the
-// other store's stale estimate half way.
+// call and follows a change within a few; a try (the second of two calls
+// every kExploreEvery, the only one timed) moves the other store's stale
+// estimate half way.
 constexpr double kWeight = 0.25;
 constexpr double kTrialWeight = 0.5;
 // A sample counts for at most this many times the estimate (staging_choice.h).
@@ -59,10 +60,13 @@ StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes, StoresIn
   if (option_ != Staging::kAuto) return {option_ == Staging::kStreaming, false, false, false};
   const int c = class_of(bytes);
   if (c < 0 || op < 0 || op >= STRATA_OP_COUNT) return {};  // c < 0: under kSmallest
+  const int i = static_cast<int>(into);
   if (into == StoresInto::kOutput && (output_bytes > 0 ? output_bytes : bytes) < kSmallestOutput) {
+    // An all-gather's class may straddle the cut (3 ranks: 6-12 MiB of
+    // output): this call ran cached, as the next one of the class must know.
+    last_streamed_[i][op][c] = false;
     return {};
   }
-  const int i = static_cast<int>(into);
   const uint64_t call = calls_[i][op][c]++;
   bool& last_streamed = last_streamed_[i][op][c];
   Pick p;
@@ -78,10 +82,10 @@ StagingChoice::Pick StagingChoice::pick(strata_op_t op, uint64_t bytes, StoresIn
     const double cached = team_estimate(op, bytes, false, into);
     const double streaming = team_estimate(op, bytes, true, into);
     if (cached == 0 || streaming == 0) {
-      // This rank learned the seeding calls before posting this one, so
-      // the sums hold its own figures unless a call failed (never learned
-      // from): the store not measured yet.
-      p.streaming = streaming == 0 && cached > 0;
+      // The sums count only ranks that measured both stores: this rank has
+      // not, as a seeding call failed (never learned from). It measures the
+      // store it lacks.
+      p.streaming = read(*own_, i, op, c, 1) == 0 && read(*own_, i, op, c, 0) > 0;
       p.trial = true;
     } else {
       const bool faster = streaming < cached;

@@ -17,19 +17,23 @@
 // preempted call cannot decide), then every call takes the store the whole
 // team found faster so far, and every kExploreEvery calls two in a row try
 // the other so a change of placement is seen. A call is timed only when
-// the call before it took the same stores: what a store costs depends on
-// what the previous call left in the caches (the lines cached stores keep,
-// or streaming stores sent away), and a store timed right after the other
-// one's call was seen 1.5-2x off its own cost, enough to keep the slower
-// store for a whole run (docs/performance/shm.md, "Timing a store in its
-// own wake"). A call's time is what this rank spent inside post, test and wait
-// (not the caller's own work in between). Every rank publishes its
-// estimates in its segment (StagingEstimates) and decides on the sum over
-// the ranks, and all ranks make the same calls in the same order: so they
-// try, and keep, the same stores. A sample counts for at most twice the
-// estimate it updates: a call the scheduler preempted (tens of times its
-// usual time on a loaded host) must not make its store look slower for
-// dozens of calls, while a real change is still followed within a few.
+// the previous call of its class (same op and size: in training, the same
+// bucket, so the same buffers) took the same stores: what a store costs
+// depends on what that call left in the caches (the lines cached stores
+// keep, or streaming stores sent away), and a cached call right after
+// streaming ones took 1.5-1.7x its cost in its own wake, enough to keep the
+// slower store for a whole run (docs/performance/shm.md, "Timing a store
+// in its own wake"). A call's time is what this rank spent inside post,
+// test and wait (not the caller's own work in between). Every rank
+// publishes its estimates in its segment (StagingEstimates) and decides on
+// the sum over the ranks, and all ranks make the same calls in the same
+// order: so they try, and keep, the same stores (but for a call or two
+// after a change, when a rank that runs ahead decides before its peers
+// have learned from the last call; stores change speed, never results).
+// A sample counts for at most twice the estimate it updates: a call the
+// scheduler preempted (tens of times its usual time on a loaded host) must
+// not make its store look slower for dozens of calls, while a real change
+// is still followed within a few.
 //
 // Mapped calls (mapped_operation.h) stage nothing, but their copies into
 // outputs choose their stores the same way, timed apart from the staging

@@ -13,11 +13,14 @@
 //   build/bin/strata-gather-pattern [--block BYTES] [--iterations N] [--rounds N]
 //   (defaults: 4 MiB per rank, that is an 8 MiB gathered output; 32; 6)
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <csignal>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -36,8 +39,11 @@ using Clock = std::chrono::steady_clock;
 using Copy = void (*)(void*, const void*, uint64_t) noexcept;
 
 // Lines of their own, so the flags share none with the data or each other.
+struct alignas(64) Arrival {
+  std::atomic<uint64_t> generation{0};
+};
 struct Meeting {
-  alignas(64) std::atomic<uint64_t> arrived[2];
+  Arrival arrived[2];
 };
 
 struct Buffers {
@@ -100,16 +106,31 @@ const Layout kLayouts[] = {
 };
 constexpr int kLayoutCount = sizeof kLayouts / sizeof kLayouts[0];
 
+[[noreturn]] void refuse(const char* option, const char* text, const char* what) {
+  std::fprintf(stderr, "strata-gather-pattern: %s '%s' is not %s\n", option, text, what);
+  std::exit(2);
+}
+
+// "4MiB", "64KiB" or bytes: from 64 B to 4 GiB per block.
 uint64_t parse_bytes(const char* text) {
   char* end = nullptr;
   const double n = std::strtod(text, &end);
   const std::string unit = end;
   const double scale = unit == "KiB" ? 1024.0 : unit == "MiB" ? 1048576.0 : unit.empty() ? 1 : 0;
-  if (n <= 0 || scale == 0) {
-    std::fprintf(stderr, "strata-gather-pattern: '%s' is not a size (e.g. 4MiB)\n", text);
-    std::exit(2);
+  const double bytes = n * scale;
+  if (end == text || !std::isfinite(bytes) || bytes < 64 || bytes > 4294967296.0) {
+    refuse("--block", text, "a size from 64 B to 4 GiB (e.g. 4MiB)");
   }
-  return static_cast<uint64_t>(n * scale);
+  return static_cast<uint64_t>(bytes);
+}
+
+int parse_count(const char* option, const char* text) {
+  char* end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || n < 1 || n > 1000000) {
+    refuse(option, text, "a whole number from 1 to 1000000");
+  }
+  return static_cast<int>(n);
 }
 
 }  // namespace
@@ -128,9 +149,9 @@ int main(int argc, char** argv) {
     if (arg == "--block") {
       block = parse_bytes(argv[++i]);
     } else if (arg == "--iterations") {
-      iterations = std::max(1, std::atoi(argv[++i]));
+      iterations = parse_count("--iterations", argv[++i]);
     } else if (arg == "--rounds") {
-      rounds = std::max(1, std::atoi(argv[++i]));
+      rounds = parse_count("--rounds", argv[++i]);
     } else {
       std::fprintf(stderr, "strata-gather-pattern: unknown option '%s'\n", arg.c_str());
       return 2;
@@ -154,21 +175,35 @@ int main(int argc, char** argv) {
               iterations, rounds);
   std::fflush(stdout);
 
+  const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
     std::perror("strata-gather-pattern: fork");
     return 1;
   }
+  // The child dies with the parent, however the parent ends.
+  if (child == 0 && (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent)) {
+    std::_Exit(1);
+  }
   const int rank = child == 0 ? 1 : 0;
   uint64_t generation = 0;
-  // A peer that died leaves the other spinning: bounded by a deadline.
-  const auto deadline = Clock::now() + std::chrono::minutes(10);
+  // Every meeting has a deadline, and the parent looks for a dead child
+  // while it waits: neither spins on a peer that is gone.
   auto meet = [&] {
-    meeting->arrived[rank].store(++generation, std::memory_order_release);
-    for (uint64_t spins = 0; meeting->arrived[1 - rank].load(std::memory_order_acquire) < generation;
+    meeting->arrived[rank].generation.store(++generation, std::memory_order_release);
+    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    for (uint64_t spins = 1;
+         meeting->arrived[1 - rank].generation.load(std::memory_order_acquire) < generation;
          ++spins) {
-      if ((spins & 0xffff) == 0 && Clock::now() > deadline) {
-        std::fprintf(stderr, "strata-gather-pattern: rank %d: the peer never arrived\n", rank);
+      if ((spins & 0xffff) != 0) continue;
+      int status = 0;
+      if (rank == 0 && ::waitpid(child, &status, WNOHANG) == child) {
+        std::fprintf(stderr, "strata-gather-pattern: the second process ended before the run\n");
+        std::exit(1);
+      }
+      if (Clock::now() > deadline) {
+        std::fprintf(stderr, "strata-gather-pattern: process %d: the other did not arrive in 60 s\n",
+                     rank);
         std::_Exit(1);
       }
     }
@@ -188,7 +223,7 @@ int main(int argc, char** argv) {
   }
   if (rank == 1) std::_Exit(0);
   int status = 0;
-  ::waitpid(child, &status, 0);
+  if (::waitpid(child, &status, 0) != child) status = 1 << 8;  // as exit(1)
   std::printf("%10s %10s  %s\n", "median_us", "best_us", "layout");
   for (int l = 0; l < kLayoutCount; ++l) {
     std::vector<double> sorted = us[static_cast<size_t>(l)];
