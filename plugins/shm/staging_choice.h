@@ -21,7 +21,7 @@
 // bucket, so the same buffers) took the same stores: what a store costs
 // depends on what that call left in the caches (the lines cached stores
 // keep, or streaming stores sent away), and a cached call right after
-// streaming ones took 1.5-1.7x its cost in its own wake, enough to keep the
+// streaming ones took 1.4-1.7x its cost in its own wake, enough to keep the
 // slower store for a whole run (docs/performance/shm.md, "Timing a store
 // in its own wake"). A call's time is what this rank spent inside post,
 // test and wait (not the caller's own work in between). Every rank

@@ -58,51 +58,44 @@ struct Layout {
   void (*run)(const Buffers& b, int r);
 };
 
-void own(const Buffers& b, int r, Copy copy) {
-  copy(b.out[r] + static_cast<uint64_t>(r) * b.block, b.in[r], b.block);
+// Rank `from`'s block into rank `into`'s output, at its place there.
+void block_into(const Buffers& b, int from, int into, Copy copy) {
+  copy(b.out[into] + static_cast<uint64_t>(from) * b.block, b.in[from], b.block);
 }
-void peers(const Buffers& b, int r, Copy copy) {
-  const int p = 1 - r;
-  copy(b.out[r] + static_cast<uint64_t>(p) * b.block, b.in[p], b.block);
+
+// Rank r's output: its own block with kOwn's stores and the peer's with
+// kPeers', in that order or the other.
+template <Copy kOwn, Copy kPeers, bool kOwnFirst>
+void gather(const Buffers& b, int r) {
+  if (kOwnFirst) block_into(b, r, r, kOwn);
+  block_into(b, 1 - r, r, kPeers);
+  if (!kOwnFirst) block_into(b, r, r, kOwn);
+}
+
+void push(const Buffers& b, int r) {
+  block_into(b, r, r, sdk::copy_host);
+  block_into(b, r, 1 - r, sdk::copy_host);
+}
+
+void interleaved(const Buffers& b, int r) {
+  constexpr uint64_t kPiece = 256 << 10;
+  for (uint64_t at = 0; at < b.block; at += kPiece) {
+    const uint64_t n = std::min(kPiece, b.block - at);
+    for (const int from : {r, 1 - r}) {
+      sdk::copy_host(b.out[r] + static_cast<uint64_t>(from) * b.block + at, b.in[from] + at, n);
+    }
+  }
 }
 
 const Layout kLayouts[] = {
     {"own block, then the peer's (the plugin's order on rank 0)",
-     [](const Buffers& b, int r) {
-       own(b, r, sdk::copy_host);
-       peers(b, r, sdk::copy_host);
-     }},
-    {"the peer's block, then its own",
-     [](const Buffers& b, int r) {
-       peers(b, r, sdk::copy_host);
-       own(b, r, sdk::copy_host);
-     }},
-    {"push: its own block into both outputs",
-     [](const Buffers& b, int r) {
-       own(b, r, sdk::copy_host);
-       const int p = 1 - r;
-       sdk::copy_host(b.out[p] + static_cast<uint64_t>(r) * b.block, b.in[r], b.block);
-     }},
-    {"both blocks interleaved, 256 KiB at a time",
-     [](const Buffers& b, int r) {
-       const int p = 1 - r;
-       constexpr uint64_t kPiece = 256 << 10;
-       for (uint64_t at = 0; at < b.block; at += kPiece) {
-         const uint64_t n = std::min(kPiece, b.block - at);
-         sdk::copy_host(b.out[r] + r * b.block + at, b.in[r] + at, n);
-         sdk::copy_host(b.out[r] + p * b.block + at, b.in[p] + at, n);
-       }
-     }},
+     gather<sdk::copy_host, sdk::copy_host, true>},
+    {"the peer's block, then its own", gather<sdk::copy_host, sdk::copy_host, false>},
+    {"push: its own block into both outputs", push},
+    {"both blocks interleaved, 256 KiB at a time", interleaved},
     {"both blocks with streaming stores",
-     [](const Buffers& b, int r) {
-       own(b, r, sdk::copy_host_streaming);
-       peers(b, r, sdk::copy_host_streaming);
-     }},
-    {"own block streamed, the peer's cached",
-     [](const Buffers& b, int r) {
-       own(b, r, sdk::copy_host_streaming);
-       peers(b, r, sdk::copy_host);
-     }},
+     gather<sdk::copy_host_streaming, sdk::copy_host_streaming, true>},
+    {"own block streamed, the peer's cached", gather<sdk::copy_host_streaming, sdk::copy_host, true>},
 };
 constexpr int kLayoutCount = sizeof kLayouts / sizeof kLayouts[0];
 
