@@ -36,7 +36,8 @@ class AllReduceMappedOperation final : public MappedOperation {
       : MappedOperation(team, call, bytes, bytes, per_chunk),
         inputs_(static_cast<size_t>(team.size())),
         outputs_(static_cast<size_t>(team.size())),
-        srcs_(static_cast<size_t>(team.size())) {}
+        srcs_(static_cast<size_t>(team.size())),
+        dsts_(static_cast<size_t>(team.size())) {}
 
  private:
   Peers before_reduce() const override { return Peers::kAll; }
@@ -53,6 +54,21 @@ class AllReduceMappedOperation final : public MappedOperation {
       srcs_[static_cast<size_t>(j)] = inputs_[static_cast<size_t>(j)] + at;
     }
     std::byte* const reduced = out() + at;
+    if (!streaming()) {
+      // Every output from one pass of the kernel: the reduced block is
+      // stored from registers to each, not read back for a copy (at 1-4
+      // MiB with 2 ranks, 7-14% less time; strata-reduce-pattern).
+      dsts_[0] = reduced;
+      uint32_t n = 1;
+      for (int j = 0; j < size(); ++j) {
+        if (j == rank()) continue;
+        check_still_in_call(j);
+        dsts_[n++] = outputs_[static_cast<size_t>(j)] + at;
+      }
+      reduce_into(dsts_.data(), n, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
+                  desc().redop);
+      return;
+    }
     reduce_into(&reduced, 1, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
                 desc().redop);
     for (int j = 0; j < size(); ++j) {
@@ -68,6 +84,7 @@ class AllReduceMappedOperation final : public MappedOperation {
   std::vector<const std::byte*> inputs_;
   std::vector<std::byte*> outputs_;
   std::vector<const std::byte*> srcs_;
+  std::vector<std::byte*> dsts_;
 };
 
 class AllReduceMapped final : public MappedAlgorithm {
