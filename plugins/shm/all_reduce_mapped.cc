@@ -5,8 +5,16 @@
 // (5p-2)n/p, and one hand-off per chunk: no input is copied into a
 // segment, and no rank copies a slice another has reduced (which, in place,
 // would overwrite lines that peer had just read, each write first taking
-// the line back from the peer's cache). Slices are reduced in rank order
-// on one rank and copied, so every rank gets bit-identical results.
+// the line back from the peer's cache). Each slice is reduced in rank order
+// on one rank only, so every rank gets bit-identical results.
+//
+// The reduced block goes to every output from one pass of the kernel,
+// stored from registers to each (strata-reduce-pattern: 1-19% less time
+// than reducing into one output and copying from there). Only where the
+// call's output stores are streaming ones (from 8 MiB, when the team found
+// them faster; staging_choice.h), or the kernel would pick streaming
+// stores itself, it reduces into its own output and copies into the
+// peers' with the picked stores.
 //
 // Slice r of every buffer is touched by rank r alone, and within a chunk
 // rank r reads all its sources before it writes them (in place the
@@ -14,9 +22,9 @@
 // rank's call ends only once every peer is done, so no peer writes into
 // its output after the call returns; a rank that gives up its call (fails,
 // or is aborted) withdraws its buffers, and a peer checks that before each
-// chunk it writes (one chunk's copy may still land after the withdrawal).
-// From 8 MiB the writes take the stores the team found faster for outputs
-// (staging_choice.h).
+// chunk it writes (one chunk may still land after the withdrawal) and once
+// more after the last chunk's reads, so a result never comes from an input
+// its owner has already reused.
 // The call is cut into chunks as the sliced algorithm's are, so the slice
 // just reduced is still in cache when it is written out.
 #include <vector>
@@ -24,6 +32,7 @@
 #include "mapped_operation.h"
 #include "shm_algorithm.h"
 #include "strata/sdk/host_copy.h"
+#include "strata/sdk/host_kernels.h"
 #include "strata/sdk/types.h"
 
 namespace strata::shm {
@@ -54,10 +63,8 @@ class AllReduceMappedOperation final : public MappedOperation {
       srcs_[static_cast<size_t>(j)] = inputs_[static_cast<size_t>(j)] + at;
     }
     std::byte* const reduced = out() + at;
-    if (!streaming()) {
-      // Every output from one pass of the kernel: the reduced block is
-      // stored from registers to each, not read back for a copy (at 1-4
-      // MiB with 2 ranks, 7-14% less time; strata-reduce-pattern).
+    const uint64_t slice_bytes = mine.size() * elem();
+    if (!streaming() && slice_bytes * static_cast<uint64_t>(size()) < sdk::kReduceStreamingBytes) {
       dsts_[0] = reduced;
       uint32_t n = 1;
       for (int j = 0; j < size(); ++j) {
@@ -67,14 +74,22 @@ class AllReduceMappedOperation final : public MappedOperation {
       }
       reduce_into(dsts_.data(), n, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
                   desc().redop);
-      return;
-    }
-    reduce_into(&reduced, 1, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
-                desc().redop);
-    for (int j = 0; j < size(); ++j) {
-      if (j == rank()) continue;
-      check_still_in_call(j);
-      copy_with_picked_stores(outputs_[static_cast<size_t>(j)] + at, reduced, mine.size() * elem());
+      // Each chunk's checks come after the reads of the chunk before; after
+      // the last, one more, or a peer that gave up (and whose caller reused
+      // its input) would go unnoticed while this call returns its sum.
+      if (first(chunk) + length(chunk) == desc().count) {
+        for (int j = 0; j < size(); ++j) {
+          if (j != rank()) check_still_in_call(j);
+        }
+      }
+    } else {
+      reduce_into(&reduced, 1, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
+                  desc().redop);
+      for (int j = 0; j < size(); ++j) {
+        if (j == rank()) continue;
+        check_still_in_call(j);
+        copy_with_picked_stores(outputs_[static_cast<size_t>(j)] + at, reduced, slice_bytes);
+      }
     }
   }
   Peers before_gather() const override { return Peers::kNone; }

@@ -20,8 +20,6 @@ namespace strata::sdk {
 namespace {
 
 constexpr uint64_t kBlockBytes = 8192;
-// Outputs larger than this do not fit in cache anyway: stream them.
-constexpr uint64_t kStreamingBytes = uint64_t{1} << 21;
 
 template <class T>
 struct Sum {
@@ -118,7 +116,7 @@ void fold(void* const* dsts, uint32_t num_dsts, const void* const* srcs, uint32_
   alignas(64) C acc[kBlock];
   [[maybe_unused]] alignas(64) C next[kBlock];
   [[maybe_unused]] alignas(64) S narrow[kBlock];
-  const bool streaming = count * sizeof(S) * num_dsts >= kStreamingBytes;
+  const bool streaming = count * sizeof(S) * num_dsts >= kReduceStreamingBytes;
   for (uint64_t base = 0; base < count; base += kBlock) {
     const uint64_t len = std::min(kBlock, count - base);
     St::widen(acc, static_cast<const S*>(srcs[0]) + base, len);

@@ -41,7 +41,11 @@ uint64_t parse_bytes(const char* tool, const char* text) {
   char* end = nullptr;
   const double n = std::strtod(text, &end);
   const std::string unit = end;
-  const double scale = unit == "KiB" ? 1024.0 : unit == "MiB" ? 1048576.0 : unit.empty() ? 1 : 0;
+  const double scale = unit == "KiB"   ? 1024.0
+                      : unit == "MiB" ? 1048576.0
+                      : unit == "GiB" ? 1073741824.0
+                      : unit.empty()  ? 1
+                                      : 0;
   const double bytes = n * scale;
   if (end == text || !std::isfinite(bytes) || bytes < 64 || bytes > 4294967296.0) {
     refuse(tool, "--block", text, "a size from 64 B to 4 GiB (e.g. 4MiB)");
@@ -85,6 +89,7 @@ PatternOptions parse_pattern_options(const char* tool, int argc, char** argv,
 }
 
 SharedPatternRun::SharedPatternRun(const char* tool, uint64_t bytes) : tool_(tool) {
+  bytes = (bytes + 63) / 64 * 64;  // the meeting's lines start on a line
   void* mapped = ::mmap(nullptr, bytes + sizeof(Meeting), PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) {
@@ -112,6 +117,7 @@ int SharedPatternRun::time_layouts(const std::vector<PatternLayout>& layouts,
   }
   const int rank = child == 0 ? 1 : 0;
   uint64_t generation = 0;
+  int reaped = -1;  // the second process's wait status, once collected
   // Neither spins on a peer that is gone: the first process looks for a
   // dead second one while it waits, and both give up at a deadline.
   auto meet = [&] {
@@ -121,8 +127,9 @@ int SharedPatternRun::time_layouts(const std::vector<PatternLayout>& layouts,
          meeting_->arrived[1 - rank].generation.load(std::memory_order_acquire) < generation;
          ++spins) {
       if ((spins & 0xffff) != 0) continue;
-      int status = 0;
-      if (rank == 0 && ::waitpid(child, &status, WNOHANG) == child) {
+      if (rank == 0 && reaped < 0 && ::waitpid(child, &reaped, WNOHANG) == child) {
+        // It may have arrived, and ended, since the load above.
+        if (meeting_->arrived[1].generation.load(std::memory_order_acquire) >= generation) break;
         std::fprintf(stderr, "%s: the second process ended before the run\n", tool_);
         std::exit(1);
       }
@@ -133,8 +140,12 @@ int SharedPatternRun::time_layouts(const std::vector<PatternLayout>& layouts,
     }
   };
   std::vector<std::vector<double>> us(layouts.size());
+  // Odd rounds take the layouts in reverse order, so none is always timed
+  // in the wake of the same other (streaming stores leave the caches
+  // emptier for the next).
   for (int round = 0; round < options.rounds; ++round) {
-    for (size_t l = 0; l < layouts.size(); ++l) {
+    for (size_t turn = 0; turn < layouts.size(); ++turn) {
+      const size_t l = round % 2 == 0 ? turn : layouts.size() - 1 - turn;
       meet();
       const auto start = Clock::now();
       for (int i = 0; i < options.iterations; ++i) {
@@ -146,8 +157,8 @@ int SharedPatternRun::time_layouts(const std::vector<PatternLayout>& layouts,
     }
   }
   if (rank == 1) std::_Exit(0);
-  int status = 0;
-  if (::waitpid(child, &status, 0) != child) status = 1 << 8;  // as exit(1)
+  int status = reaped;
+  if (status < 0 && ::waitpid(child, &status, 0) != child) status = 1 << 8;  // as exit(1)
   std::printf("%10s %10s  %s\n", "median_us", "best_us", "layout");
   for (size_t l = 0; l < layouts.size(); ++l) {
     std::vector<double> sorted = us[l];

@@ -19,7 +19,7 @@ struct PatternOptions {
   int rounds;
 };
 
-// --block BYTES (64 B to 4 GiB, "4MiB"), --iterations N, --rounds N; a bad
+// --block BYTES (64 B to 4 GiB: "4MiB", "64KiB", "1GiB" or bytes), --iterations N, --rounds N; a bad
 // argument prints why and exits with 2.
 PatternOptions parse_pattern_options(const char* tool, int argc, char** argv,
                                      PatternOptions defaults);

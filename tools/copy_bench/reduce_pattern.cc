@@ -3,9 +3,10 @@
 // rank r sums half r of both buffers and writes the result into both, as
 // shm/all_reduce/mapped does on shm_host buffers, then both meet at a flag.
 // That is the least traffic an all-reduce has (each rank reads n bytes
-// and writes n), so the fastest layout here is what no transport between
-// these two cores beats at this size; the layouts differ in chunk size
-// and in how the result reaches the peer's buffer.
+// and writes n), so the fastest layout here is a yardstick for any
+// transport between these two cores at this size; the layouts differ in chunk size
+// and in how the result reaches the peer's buffer (and, where one pass
+// writes 2 MiB or more, in the kernel's stores: it streams those).
 //
 // It answers whether shm's 2-rank all-reduce is held back by anything but
 // its traffic (docs/performance/shm.md, "The all-reduce's traffic").
@@ -77,12 +78,14 @@ int main(int argc, char** argv) {
     return tools::PatternLayout{name, [&b, fn](int r) { fn(b, r); }};
   };
   const std::vector<tools::PatternLayout> layouts = {
-      layout("256 KiB chunks, reduced into its own buffer, then copied (the plugin's)",
+      layout("256 KiB chunks, reduced into its own buffer, then copied",
              all_reduce<256 << 10, false>),
-      layout("256 KiB chunks, reduced into both buffers in one pass", all_reduce<256 << 10, true>),
+      layout("256 KiB chunks, reduced into both buffers in one pass (the plugin's)",
+             all_reduce<256 << 10, true>),
       layout("64 KiB chunks, reduced into its own buffer, then copied", all_reduce<64 << 10, false>),
       layout("1 MiB chunks, reduced into its own buffer, then copied", all_reduce<1 << 20, false>),
-      layout("the whole half, reduced into both buffers in one pass", all_reduce<0, true>),
+      layout("the whole half, reduced into both buffers in one pass (streams from 2 MiB)",
+             all_reduce<0, true>),
   };
   std::printf("# 2 processes, all-reduce in place (f32 sum), %.2f MiB per rank, "
               "%d calls a round, %d rounds, layouts in turn\n",
