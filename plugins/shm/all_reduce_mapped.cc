@@ -22,8 +22,8 @@
 // rank's call ends only once every peer is done, so no peer writes into
 // its output after the call returns; a rank that gives up its call (fails,
 // or is aborted) withdraws its buffers, and a peer checks that before each
-// chunk it writes (one chunk may still land after the withdrawal) and once
-// more after the last chunk's reads, so a result never comes from an input
+// chunk (one chunk may still land after the withdrawal) and once more
+// after the last chunk's reads, so a result never comes from an input
 // its owner has already reused.
 // The call is cut into chunks as the sliced algorithm's are, so the slice
 // just reduced is still in cache when it is written out.
@@ -64,31 +64,27 @@ class AllReduceMappedOperation final : public MappedOperation {
     }
     std::byte* const reduced = out() + at;
     const uint64_t slice_bytes = mine.size() * elem();
-    if (!streaming() && slice_bytes * static_cast<uint64_t>(size()) < sdk::kReduceStreamingBytes) {
-      dsts_[0] = reduced;
-      uint32_t n = 1;
+    const bool one_pass =
+        !streaming() && slice_bytes * static_cast<uint64_t>(size()) < sdk::kReduceStreamingBytes;
+    dsts_[0] = reduced;
+    uint32_t n = 1;
+    for (int j = 0; j < size(); ++j) {
+      if (j == rank()) continue;
+      check_still_in_call(j);
+      if (one_pass) dsts_[n++] = outputs_[static_cast<size_t>(j)] + at;
+    }
+    reduce_into(dsts_.data(), n, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
+                desc().redop);
+    for (int j = 0; !one_pass && j < size(); ++j) {
+      if (j != rank()) copy_with_picked_stores(outputs_[static_cast<size_t>(j)] + at, reduced,
+                                               slice_bytes);
+    }
+    // Each chunk's checks come after the reads of the chunk before; after
+    // the last, one more, or a peer that gave up (and whose caller reused
+    // its input) would go unnoticed while this call returns its sum.
+    if (first(chunk) + length(chunk) == desc().count) {
       for (int j = 0; j < size(); ++j) {
-        if (j == rank()) continue;
-        check_still_in_call(j);
-        dsts_[n++] = outputs_[static_cast<size_t>(j)] + at;
-      }
-      reduce_into(dsts_.data(), n, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
-                  desc().redop);
-      // Each chunk's checks come after the reads of the chunk before; after
-      // the last, one more, or a peer that gave up (and whose caller reused
-      // its input) would go unnoticed while this call returns its sum.
-      if (first(chunk) + length(chunk) == desc().count) {
-        for (int j = 0; j < size(); ++j) {
-          if (j != rank()) check_still_in_call(j);
-        }
-      }
-    } else {
-      reduce_into(&reduced, 1, srcs_.data(), static_cast<uint32_t>(size()), mine.size(),
-                  desc().redop);
-      for (int j = 0; j < size(); ++j) {
-        if (j == rank()) continue;
-        check_still_in_call(j);
-        copy_with_picked_stores(outputs_[static_cast<size_t>(j)] + at, reduced, slice_bytes);
+        if (j != rank()) check_still_in_call(j);
       }
     }
   }

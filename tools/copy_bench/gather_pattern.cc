@@ -71,20 +71,17 @@ int main(int argc, char** argv) {
   tools::SharedPatternRun run(tool, 6 * block);  // two inputs, two outputs of two blocks
   std::byte* const base = run.data();
   const Buffers b{{base, base + block}, {base + 2 * block, base + 4 * block}, block};
-  using Fn = void (*)(const Buffers&, int);
-  auto layout = [&b](const char* name, Fn fn) {
-    return tools::PatternLayout{name, [&b, fn](int r) { fn(b, r); }};
-  };
   const std::vector<tools::PatternLayout> layouts = {
-      layout("own block, then the peer's (the plugin's order on rank 0)",
-             gather<sdk::copy_host, sdk::copy_host, true>),
-      layout("the peer's block, then its own", gather<sdk::copy_host, sdk::copy_host, false>),
-      layout("push: its own block into both outputs", push),
-      layout("both blocks interleaved, 256 KiB at a time", interleaved),
-      layout("both blocks with streaming stores",
-             gather<sdk::copy_host_streaming, sdk::copy_host_streaming, true>),
-      layout("own block streamed, the peer's cached",
-             gather<sdk::copy_host_streaming, sdk::copy_host, true>),
+      tools::layout_of("own block, then the peer's (the plugin's order on rank 0)", b,
+                       gather<sdk::copy_host, sdk::copy_host, true>),
+      tools::layout_of("the peer's block, then its own", b,
+                       gather<sdk::copy_host, sdk::copy_host, false>),
+      tools::layout_of("push: its own block into both outputs", b, push),
+      tools::layout_of("both blocks interleaved, 256 KiB at a time", b, interleaved),
+      tools::layout_of("both blocks with streaming stores", b,
+                       gather<sdk::copy_host_streaming, sdk::copy_host_streaming, true>),
+      tools::layout_of("own block streamed, the peer's cached", b,
+                       gather<sdk::copy_host_streaming, sdk::copy_host, true>),
   };
   std::printf("# 2 processes, all-gather out of place, %.2f MiB per rank (%.2f MiB output), "
               "%d calls a round, %d rounds, layouts in turn\n",

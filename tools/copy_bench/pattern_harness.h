@@ -19,8 +19,8 @@ struct PatternOptions {
   int rounds;
 };
 
-// --block BYTES (64 B to 4 GiB: "4MiB", "64KiB", "1GiB" or bytes), --iterations N, --rounds N; a bad
-// argument prints why and exits with 2.
+// --block BYTES (64 B to 4 GiB: "4MiB", "64KiB", "1GiB" or bytes),
+// --iterations N, --rounds N; a bad argument prints why and exits with 2.
 PatternOptions parse_pattern_options(const char* tool, int argc, char** argv,
                                      PatternOptions defaults);
 
@@ -29,6 +29,13 @@ struct PatternLayout {
   const char* name;
   std::function<void(int rank)> run;
 };
+
+// A layout from a function of the tool's buffers and the rank.
+template <class Buffers>
+PatternLayout layout_of(const char* name, const Buffers& buffers,
+                        void (*run)(const Buffers&, int rank)) {
+  return PatternLayout{name, [&buffers, run](int rank) { run(buffers, rank); }};
+}
 
 struct Meeting;
 

@@ -73,19 +73,18 @@ int main(int argc, char** argv) {
   // Zeros stay zeros: no call meets an infinity or a denormal.
   std::memset(run.data(), 0, 2 * options.block);
   const Buffers b{{run.data(), run.data() + options.block}, options.block};
-  using Fn = void (*)(const Buffers&, int);
-  auto layout = [&b](const char* name, Fn fn) {
-    return tools::PatternLayout{name, [&b, fn](int r) { fn(b, r); }};
-  };
   const std::vector<tools::PatternLayout> layouts = {
-      layout("256 KiB chunks, reduced into its own buffer, then copied",
-             all_reduce<256 << 10, false>),
-      layout("256 KiB chunks, reduced into both buffers in one pass (the plugin's)",
-             all_reduce<256 << 10, true>),
-      layout("64 KiB chunks, reduced into its own buffer, then copied", all_reduce<64 << 10, false>),
-      layout("1 MiB chunks, reduced into its own buffer, then copied", all_reduce<1 << 20, false>),
-      layout("the whole half, reduced into both buffers in one pass (streams from 2 MiB)",
-             all_reduce<0, true>),
+      tools::layout_of("256 KiB chunks, reduced into its own buffer, then copied", b,
+                       all_reduce<256 << 10, false>),
+      tools::layout_of("256 KiB chunks, reduced into both buffers in one pass (the plugin's)", b,
+                       all_reduce<256 << 10, true>),
+      tools::layout_of("64 KiB chunks, reduced into its own buffer, then copied", b,
+                       all_reduce<64 << 10, false>),
+      tools::layout_of("1 MiB chunks, reduced into its own buffer, then copied", b,
+                       all_reduce<1 << 20, false>),
+      tools::layout_of(
+          "the whole half, reduced into both buffers in one pass (streams from 2 MiB)", b,
+          all_reduce<0, true>),
   };
   std::printf("# 2 processes, all-reduce in place (f32 sum), %.2f MiB per rank, "
               "%d calls a round, %d rounds, layouts in turn\n",
